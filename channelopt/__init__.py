@@ -1,0 +1,21 @@
+"""channelopt: optimal perturbation channels for local privacy, with exact audits and certificates.
+
+    import channelopt as co
+    problem = co.Problem(prior=[0.1, 0.2, 0.7], privacy=[co.LIP(1.0)], utility=co.Distortion("hamming"))
+    result = co.solve(problem)
+    result.channel, result.objective, result.leakage, result.certificate
+"""
+
+from .audit import Audit, audit
+from .errors import ChannelOptError, ProblemError, SolverError
+from .io import load_problem, problem_from_dict
+from .notions import ALIP, BPLIP, DI, IDLDP, LDP, LIP, MIL, MIP, WCLIP, ApproxLIP, Pufferfish
+from .problem import Joint, Problem
+from .methods import Result, solve
+from .utility import Distortion
+
+__version__ = "0.1.0"
+
+__all__ = ["ALIP", "Audit", "BPLIP", "ChannelOptError", "DI", "Distortion", "IDLDP", "Joint", "LDP", "LIP",
+           "MIL", "MIP", "ProblemError", "Problem", "Pufferfish", "Result", "SolverError", "WCLIP",
+           "ApproxLIP", "audit", "load_problem", "problem_from_dict", "solve"]

@@ -1,0 +1,116 @@
+"""Command line (CLI.md). Exit codes: 0 success; 1 solved but infeasible / solver failed / audit
+finds a violated notion; 2 invalid input or usage (one line on stderr, nothing on stdout)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import numpy as np
+
+from .errors import ChannelOptError, ProblemError
+from .problem import SOLVERS
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2 (argparse's default prints the usage block)
+        raise ProblemError(f"{self.prog}: {message}")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="channelopt", description="Optimal perturbation channels for local privacy.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    s = sub.add_parser("solve", help="optimal channel for a problem file")
+    s.add_argument("file")
+    s.add_argument("--json", action="store_true", help="print the result as JSON")
+    s.add_argument("--solver", choices=SOLVERS, help="solver to try first (default: the file's, else auto)")
+    s.add_argument("--no-fallback", action="store_true", help="do not try other solvers when one fails")
+    s.add_argument("--out", help="also write the JSON result to this file (atomically)")
+    a = sub.add_parser("audit", help="exact leakage of a given channel")
+    a.add_argument("file")
+    a.add_argument("--channel", required=True, help="CSV: one row per input, one column per output")
+    a.add_argument("--json", action="store_true")
+    return p
+
+
+def _fmt_leak(v) -> str:
+    if isinstance(v, dict):
+        return ", ".join(f"{k} {_fmt_leak(x)}" for k, x in v.items())
+    return f"{v:.6g}"
+
+
+def _print_channel(problem, q: np.ndarray) -> None:
+    labels = problem.labels or [str(x) for x in range(problem.d)]
+    width = max(len(s) for s in labels)
+    print("channel q[x][y] = Pr(Y=y | X=x):")
+    for lab, row in zip(labels, q):
+        print(f"  {lab:>{width}}  " + "  ".join(f"{v:.6f}" for v in row))
+
+
+def _solve(args) -> int:
+    from .io import load_problem, write_atomic
+    from .methods import solve
+
+    problem = load_problem(args.file)
+    result = solve(problem, solver=args.solver, fallback=not args.no_fallback)
+    doc = result.to_json()
+    if args.out:
+        write_atomic(args.out, json.dumps(doc, indent=2) + "\n")
+    if args.json:
+        print(json.dumps(doc, indent=2))
+    else:
+        print(f"problem:   {problem.name or args.file}")
+        print(f"status:    {result.status}" + (f" ({result.message})" if result.message else ""))
+        if result.channel is not None:
+            print(f"objective: {result.objective:.10g}  ({problem.utility.kind})")
+            _print_channel(problem, result.channel)
+            for k, v in result.leakage.items():
+                mark = "ok" if result.satisfied[k] else "VIOLATED"
+                print(f"leakage {k}: {_fmt_leak(v)}  [{mark}]")
+        if result.certificate:
+            c = result.certificate
+            if "lower_bound" in c:
+                print(f"certificate: {c['method']}, lower bound {c['lower_bound']:.10g}, gap {c['gap']:.3g}")
+            else:
+                print(f"certificate: {c['method']}: {c.get('note', '')}")
+        print(f"solver:    {result.solver} via {result.method}, {result.time_s:.3f} s")
+    return 0 if result.ok else 1
+
+
+def _audit(args) -> int:
+    from .audit import audit
+    from .io import load_problem, read_channel
+
+    problem = load_problem(args.file)
+    q = read_channel(args.channel)
+    report = audit(problem, q)
+    doc = {"leakage": report.leakage, "satisfied": report.satisfied, "measures": report.measures}
+    if problem.utility is not None and q.shape[1] == problem.m:
+        doc["objective"] = problem.utility.evaluate(problem, q)
+    if args.json:
+        from .methods.result import _jsonable
+        print(json.dumps(_jsonable(doc), indent=2))
+    else:
+        for k, v in report.leakage.items():
+            print(f"{k}: {_fmt_leak(v)}  [{'ok' if report.satisfied[k] else 'VIOLATED'}]")
+        print("measures: " + "; ".join(f"{k} {_fmt_leak(v)}" for k, v in report.measures.items()))
+        if "objective" in doc:
+            print(f"objective ({problem.utility.kind}): {doc['objective']:.10g}")
+    return 0 if report.ok else 1
+
+
+def main(argv=None) -> int:
+    try:
+        args = _parser().parse_args(argv)
+        return {"solve": _solve, "audit": _audit}[args.command](args)
+    except ChannelOptError as e:
+        print(f"channelopt: error: {e}".replace("\n", " "), file=sys.stderr)
+        return 2 if isinstance(e, ProblemError) else 1
+    except KeyboardInterrupt:
+        print("channelopt: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,137 @@
+"""Problem files (TOML, CLI.md) and channel CSV files."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import tempfile
+import tomllib
+from pathlib import Path
+
+import numpy as np
+
+from .errors import ProblemError
+from .notions import parse_notion
+from .problem import Joint, Problem
+from .utility import parse_utility
+
+TOP_KEYS = {"name", "input", "latent", "output", "privacy", "utility", "solver", "expected"}
+INPUT_KEYS = {"prior", "values", "labels", "normalize", "raw_prior", "query"}
+
+
+def _table(doc: dict, key: str, allowed: set, required: bool = False) -> dict:
+    t = doc.get(key)
+    if t is None:
+        if required:
+            raise ProblemError(f"[{key}] table is required")
+        return {}
+    if not isinstance(t, dict):
+        raise ProblemError(f"{key} must be a table, got {t!r}")
+    unknown = sorted(set(t) - allowed)
+    if unknown:
+        raise ProblemError(f"{key}: unknown key {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})")
+    return t
+
+
+def problem_from_dict(doc: dict) -> Problem:
+    """A Problem from the parsed TOML document (CLI.md "Problem files")."""
+    unknown = sorted(set(doc) - TOP_KEYS)
+    if unknown:
+        raise ProblemError(f"unknown top-level key {unknown[0]!r} (allowed: {', '.join(sorted(TOP_KEYS))})")
+    name = doc.get("name", "")
+    if not isinstance(name, str):
+        raise ProblemError(f"name must be a string, got {name!r}")
+    inp = _table(doc, "input", INPUT_KEYS, required=True)
+    normalize = inp.get("normalize", False)
+    if not isinstance(normalize, bool):
+        raise ProblemError(f"input.normalize must be true or false, got {normalize!r}")
+    out = _table(doc, "output", {"size", "values"})
+    solver = _table(doc, "solver", {"name"}).get("name", "auto")
+    privacy = doc.get("privacy", [])
+    if isinstance(privacy, dict):
+        privacy = [privacy]
+    if not isinstance(privacy, list) or not privacy:
+        raise ProblemError("[[privacy]]: at least one privacy table is required")
+    notions = [parse_notion(t, f"privacy[{i}]") for i, t in enumerate(privacy)]
+    utility = parse_utility(doc["utility"]) if "utility" in doc else None
+    common = dict(privacy=notions, utility=utility, values=inp.get("values"), labels=inp.get("labels"),
+                  output_size=out.get("size"), output_values=out.get("values"), name=name, solver=solver)
+    if "raw_prior" in inp or "query" in inp:
+        if "raw_prior" not in inp or "query" not in inp:
+            raise ProblemError("input.raw_prior and input.query must be given together")
+        if "prior" in inp or "latent" in doc:
+            raise ProblemError("input.raw_prior/query defines the secret and the prior: drop input.prior and [latent]")
+        return Problem.from_query(inp["raw_prior"], inp["query"], normalize=normalize, **common)
+    latent = doc.get("latent")
+    if latent is not None:
+        _table(doc, "latent", {"prior", "conditional"})
+    if "prior" not in inp:
+        if latent is None:
+            raise ProblemError("input.prior is required")
+        joint = Joint.parse("latent", latent, None)
+        prior = joint.prior_x
+    else:
+        prior = inp["prior"]
+    return Problem(prior=prior, latent=latent, normalize=normalize, **common)
+
+
+def parse_toml(text: str) -> dict:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ProblemError(f"malformed TOML: {e}") from None
+
+
+def read_text(path) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ProblemError(f"file not found: {path}") from None
+    except IsADirectoryError:
+        raise ProblemError(f"not a file: {path}") from None
+    except UnicodeDecodeError:
+        raise ProblemError(f"{path} is not UTF-8 text") from None
+    except OSError as e:
+        raise ProblemError(f"cannot read {path}: {e.strerror}") from None
+
+
+def load_document(path) -> dict:
+    return parse_toml(read_text(path))
+
+
+def load_problem(path) -> Problem:
+    """A Problem from a TOML problem file."""
+    return problem_from_dict(load_document(path))
+
+
+def read_channel(path) -> np.ndarray:
+    """A channel from CSV: one row per input, one column per output (no header; '#' comments)."""
+    text = read_text(path)
+    rows = []
+    for i, row in enumerate(csv.reader(io.StringIO(text))):
+        if not row or row[0].lstrip().startswith("#"):
+            continue
+        try:
+            rows.append([float(v) for v in row])
+        except ValueError:
+            raise ProblemError(f"{path} line {i + 1}: every entry must be a number, got {row!r}") from None
+    if not rows:
+        raise ProblemError(f"{path}: no channel rows")
+    if len({len(r) for r in rows}) != 1:
+        raise ProblemError(f"{path}: every row must have the same number of columns")
+    return np.array(rows)
+
+
+def write_atomic(path, text: str) -> None:
+    """Write `text` to `path` through a temporary file and a rename: never a partial file."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

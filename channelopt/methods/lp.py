@@ -1,0 +1,184 @@
+"""The channel-design program as sparse matrices, and the solver calls that take it.
+
+Variables z = [vec(q) (row-major, d*m) | each notion's auxiliaries | epigraph t (minimax only)].
+
+    minimize    c @ z
+    subject to  A_ub @ z <= b_ub,   A_eq @ z = b_eq (rows of q sum to 1),   lb <= z <= ub
+
+Linear notions contribute sparse blocks; convex non-linear notions (MIP) are added as cvxpy
+constraints on the same variable by `solve_cvxpy`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import SolverError
+
+
+@dataclass
+class Program:
+    d: int
+    m: int
+    c: np.ndarray
+    A_ub: sp.csr_matrix
+    b_ub: np.ndarray
+    A_eq: sp.csr_matrix
+    b_eq: np.ndarray
+    lb: np.ndarray
+    ub: np.ndarray
+    conic: list = field(default_factory=list)  # notions with cvxpy-only constraints
+
+    @property
+    def n(self) -> int:
+        return self.c.size
+
+    def channel(self, z: np.ndarray) -> np.ndarray:
+        return np.asarray(z[: self.d * self.m]).reshape(self.d, self.m)
+
+    def dual_bound(self, y_ub: np.ndarray, y_eq: np.ndarray) -> float:
+        """A lower bound on the optimum from any multipliers (weak duality), checked here, not trusted.
+
+        For y_ub <= 0 and any y_eq: c @ z >= y_ub @ b_ub + y_eq @ b_eq + min over the box of
+        (c - A_ub^T y_ub - A_eq^T y_eq) @ z for every feasible z. Multipliers of the wrong sign are
+        clipped to 0, so the bound is valid whatever the solver returned.
+        """
+        y_ub = np.minimum(np.asarray(y_ub, dtype=float), 0.0)
+        y_eq = np.asarray(y_eq, dtype=float)
+        r = self.c - self.A_ub.T @ y_ub - self.A_eq.T @ y_eq
+        with np.errstate(invalid="ignore"):
+            box = np.where(r > 0, r * self.lb, r * self.ub)
+        box = np.where(r == 0, 0.0, box)
+        if np.any(~np.isfinite(box)):
+            return -np.inf
+        return float(y_ub @ self.b_ub + y_eq @ self.b_eq + box.sum())
+
+
+def build(problem) -> Program:
+    """Stack the notions' blocks and the utility's cost into one Program."""
+    d, m = problem.d, problem.m
+    nq = d * m
+    blocks = [(n, n.linear(problem)) for n in problem.privacy if n.linear_form]
+    conic = [n for n in problem.privacy if not n.linear_form]
+    n_aux = sum(b.n_aux for _, b in blocks)
+    costs = problem.utility.costs(problem)
+    minimax = costs.shape[0] > 1
+    n = nq + n_aux + (1 if minimax else 0)
+
+    rows, rhs, eq_rows, eq_rhs = [], [], [], []
+    offset = nq
+    for _, b in blocks:
+        rows.append(_place(b.A_q, b.A_aux, b.n_rows, offset, b.n_aux, n, nq))
+        rhs.append(b.b)
+        if b.n_eq:
+            eq_rows.append(_place(b.E_q, b.E_aux, b.n_eq, offset, b.n_aux, n, nq))
+            eq_rhs.append(b.e)
+        offset += b.n_aux
+    lb = np.concatenate([np.zeros(nq)] + [b.aux_lower for _, b in blocks] + ([[-np.inf]] if minimax else []))
+    ub = np.concatenate([np.ones(nq)] + [b.aux_upper for _, b in blocks] + ([[np.inf]] if minimax else []))
+    if minimax:
+        epi = sp.hstack([sp.csr_matrix(costs), sp.csr_matrix((costs.shape[0], n_aux)),
+                         -np.ones((costs.shape[0], 1))], format="csr")
+        rows.append(epi)
+        rhs.append(np.zeros(costs.shape[0]))
+        c = np.zeros(n)
+        c[-1] = 1.0
+    else:
+        c = np.concatenate([costs[0], np.zeros(n - nq)])
+    A_ub = sp.vstack(rows, format="csr") if rows else sp.csr_matrix((0, n))
+    b_ub = np.concatenate(rhs) if rhs else np.zeros(0)
+    stochastic = sp.hstack([sp.kron(sp.identity(d), np.ones((1, m))), sp.csr_matrix((d, n - nq))], format="csr")
+    A_eq = sp.vstack([stochastic] + eq_rows, format="csr")
+    b_eq = np.concatenate([np.ones(d)] + eq_rhs)
+    return Program(d, m, c, A_ub, b_ub, A_eq, b_eq, lb, ub, conic)
+
+
+def _place(M_q, M_aux, r: int, offset: int, n_aux: int, n: int, nq: int) -> sp.csr_matrix:
+    """Rows over the whole variable vector: q part, zeros, this block's auxiliaries, zeros."""
+    parts = [M_q, sp.csr_matrix((r, offset - nq))]
+    if n_aux:
+        parts.append(M_aux)
+    parts.append(sp.csr_matrix((r, n - offset - n_aux)))
+    return sp.hstack(parts, format="csr")
+
+
+@dataclass
+class RawSolution:
+    status: str               # optimal | infeasible | failed
+    z: np.ndarray | None
+    y_ub: np.ndarray | None
+    y_eq: np.ndarray | None
+    message: str = ""
+
+
+def solve_highs(prog: Program, ipm: bool = False) -> RawSolution:
+    """HiGHS called directly on the sparse program (dual simplex, or interior point + crossover)."""
+    import highspy
+
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("primal_feasibility_tolerance", 1e-10)
+    h.setOptionValue("dual_feasibility_tolerance", 1e-10)
+    if ipm:
+        h.setOptionValue("solver", "ipm")
+    inf = highspy.kHighsInf
+    A = sp.vstack([prog.A_ub, prog.A_eq], format="csc")
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = prog.n, A.shape[0]
+    lp.col_cost_ = prog.c
+    lp.col_lower_ = np.where(np.isinf(prog.lb), -inf, prog.lb)
+    lp.col_upper_ = np.where(np.isinf(prog.ub), inf, prog.ub)
+    lp.row_lower_ = np.concatenate([np.full(prog.b_ub.size, -inf), prog.b_eq])
+    lp.row_upper_ = np.concatenate([prog.b_ub, prog.b_eq])
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = A.indptr
+    lp.a_matrix_.index_ = A.indices
+    lp.a_matrix_.value_ = A.data
+    h.passModel(lp)
+    h.run()
+    status = h.getModelStatus()
+    text = h.modelStatusToString(status)
+    if status == highspy.HighsModelStatus.kInfeasible:
+        return RawSolution("infeasible", None, None, None, text)
+    if status != highspy.HighsModelStatus.kOptimal:
+        return RawSolution("failed", None, None, None, text)
+    sol = h.getSolution()
+    y = np.asarray(sol.row_dual)
+    k = prog.b_ub.size
+    return RawSolution("optimal", np.asarray(sol.col_value), y[:k], y[k:], text)
+
+
+CVXPY_SOLVERS = ("CLARABEL", "ECOS", "SCS")
+
+
+def solve_cvxpy(prog: Program, problem, solver: str) -> RawSolution:
+    """The same program (plus conic notions) through cvxpy with the named solver."""
+    import cvxpy as cp
+
+    z = cp.Variable(prog.n)
+    q = cp.reshape(z[: prog.d * prog.m], (prog.d, prog.m), order="C")
+    finite_lb, finite_ub = np.isfinite(prog.lb), np.isfinite(prog.ub)
+    ub_rows = prog.A_ub @ z <= prog.b_ub
+    eq_rows = prog.A_eq @ z == prog.b_eq
+    cons = [ub_rows, eq_rows, z[finite_lb] >= prog.lb[finite_lb], z[finite_ub] <= prog.ub[finite_ub]]
+    for notion in prog.conic:
+        cons += notion.conic(problem, q)
+    model = cp.Problem(cp.Minimize(prog.c @ z), cons)
+    try:
+        kwargs = {"max_iters": 20000, "eps": 1e-9} if solver == "SCS" else {}
+        model.solve(solver=solver, **kwargs)
+    except cp.error.SolverError as e:
+        return RawSolution("failed", None, None, None, f"{solver}: {e}")
+    except Exception as e:  # a crash inside the solver library
+        raise SolverError(f"{solver} crashed: {e}; try another solver (--solver)") from e
+    if model.status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):
+        return RawSolution("infeasible", None, None, None, model.status)
+    if model.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or z.value is None:
+        return RawSolution("failed", None, None, None, str(model.status))
+    y_ub = -np.asarray(ub_rows.dual_value) if ub_rows.dual_value is not None else None
+    y_eq = -np.asarray(eq_rows.dual_value) if eq_rows.dual_value is not None else None
+    status = "optimal" if model.status == cp.OPTIMAL else "inaccurate"
+    return RawSolution(status, np.asarray(z.value), y_ub, y_eq, str(model.status))

@@ -1,0 +1,171 @@
+"""What every privacy notion provides, and the shared pieces to build and audit one.
+
+A notion *declares* its constraints on the channel `q` (d x m, row-stochastic) and *audits* a
+given channel; how a solver receives the constraints is the solver module's job.
+
+Constraint forms, from most to least structured:
+
+- `column_rows(problem)` -> C (r x d): the notion is linear and homogeneous in each column,
+  `C @ q[:, y] <= 0` for every output y (SPEC §2, §4). The posterior-space method relies on it.
+- `linear(problem)` -> LinearBlock over `vec(q)` (row-major, index x*m + y) plus the notion's
+  own auxiliary variables. The default is `C` applied to every column; notions with a smaller
+  equivalent formulation override it.
+- `conic(problem, q)` -> cvxpy constraints, for notions that are convex but not linear (MIP).
+
+`leakage(problem, q)` computes the smallest parameter with which `q` satisfies the notion,
+directly from its definition (ratios of probabilities), independently of the constraint rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import ProblemError
+
+AUDIT_TOL = 1e-7
+"""A notion holds if its audited leakage is at most `budget + AUDIT_TOL * max(1, budget)`.
+
+Leakages are in nats (log-ratios), deltas are probabilities, ID-LDP reports a ratio to the budget.
+"""
+
+
+def within(leakage: float, budget: float, tol: float = AUDIT_TOL) -> bool:
+    return bool(leakage <= budget + tol * max(1.0, abs(budget)))
+
+
+@dataclass(frozen=True)
+class LinearBlock:
+    """`A_q @ vec(q) + A_aux @ aux <= b` and `E_q @ vec(q) + E_aux @ aux = e`,
+    with `aux_lower <= aux <= aux_upper`."""
+
+    A_q: sp.csr_matrix
+    b: np.ndarray
+    A_aux: sp.csr_matrix | None = None
+    aux_lower: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    aux_upper: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    E_q: sp.csr_matrix | None = None
+    E_aux: sp.csr_matrix | None = None
+    e: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    @property
+    def n_aux(self) -> int:
+        return 0 if self.A_aux is None else self.A_aux.shape[1]
+
+    @property
+    def n_rows(self) -> int:
+        return self.A_q.shape[0]
+
+    @property
+    def n_eq(self) -> int:
+        return 0 if self.E_q is None else self.E_q.shape[0]
+
+
+def per_column(C, m: int, b: float | np.ndarray = 0.0) -> LinearBlock:
+    """Apply the row block C (r x d) to every column of q: rows indexed i*m + y."""
+    C = sp.csr_matrix(C)
+    A = sp.kron(C, sp.identity(m, format="csr"), format="csr")
+    return LinearBlock(A, np.broadcast_to(np.asarray(b, dtype=float), (A.shape[0],)).copy())
+
+
+def ones_per_column(d: int, m: int) -> sp.csr_matrix:
+    """The (d*m) x m matrix that maps a per-output vector u to u[y] at every row x*m + y."""
+    return sp.kron(np.ones((d, 1)), sp.identity(m), format="csr")
+
+
+def ratio_rows(d: int, pairs_i: np.ndarray, pairs_j: np.ndarray, weight_i, weight_j) -> sp.csr_matrix:
+    """Rows `weight_i[k] e_{i_k} - weight_j[k] e_{j_k}` (one per pair k), as a sparse r x d block."""
+    r = pairs_i.size
+    rows = np.concatenate([np.arange(r), np.arange(r)])
+    cols = np.concatenate([pairs_i, pairs_j])
+    vals = np.concatenate([np.broadcast_to(weight_i, (r,)), -np.broadcast_to(weight_j, (r,))])
+    return sp.csr_matrix((vals, (rows, cols)), shape=(r, d))
+
+
+def distinct_pairs(d: int) -> tuple[np.ndarray, np.ndarray]:
+    """All ordered pairs (x, x') with x != x'."""
+    i, j = np.nonzero(~np.eye(d, dtype=bool))
+    return i, j
+
+
+def max_log_ratio(num: np.ndarray, den: np.ndarray) -> float:
+    """max log(num/den) over entries with num > 0; +inf where num > 0 and den == 0; -inf if none."""
+    num = np.asarray(num, dtype=float)
+    den = np.broadcast_to(np.asarray(den, dtype=float), num.shape)
+    pos = num > 0
+    if not pos.any():
+        return -np.inf
+    if np.any(den[pos] <= 0):
+        return np.inf
+    return float(np.max(np.log(num[pos]) - np.log(den[pos])))
+
+
+def column_spread(q: np.ndarray) -> float:
+    """max over used columns of log(max_x q[x,y] / min_x q[x,y]) (LDP-style leakage)."""
+    hi = q.max(axis=0)
+    used = hi > 0
+    if not used.any():
+        return 0.0
+    return max(max_log_ratio(hi[used], q.min(axis=0)[used]), 0.0)
+
+
+def two_sided_lift(cond_y: np.ndarray, lam: np.ndarray) -> tuple[float, float]:
+    """(max log(1/lift), max log lift) of lift = cond_y / lam over columns with lam > 0.
+
+    cond_y[g, y] = Pr(Y=y | G=g). A lift of 0 makes the first entry infinite (CA-LIP Lemma 1.3).
+    """
+    used = lam > 0
+    c, l = cond_y[:, used], lam[used]
+    upper = max_log_ratio(c, l[None, :])
+    lower = max_log_ratio(np.broadcast_to(l[None, :], c.shape), c)
+    return max(lower, 0.0), max(upper, 0.0)
+
+
+class Notion:
+    """Base class. Subclasses are frozen dataclasses holding the notion's parameters."""
+
+    name: ClassVar[str]
+    keys: ClassVar[tuple[str, ...]] = ("epsilon",)
+    homogeneous: ClassVar[bool] = True
+    linear_form: ClassVar[bool] = True
+
+    def validate(self, problem, key: str) -> None:
+        """Checks that need the problem (dimensions, secrets). Raise ProblemError naming `key`."""
+
+    def column_rows(self, problem):
+        raise NotImplementedError
+
+    def linear(self, problem) -> LinearBlock:
+        return per_column(self.column_rows(problem), problem.m)
+
+    def conic(self, problem, q) -> list:
+        return []
+
+    def leakage(self, problem, q: np.ndarray) -> Any:
+        raise NotImplementedError
+
+    def satisfied(self, leakage: Any, tol: float = AUDIT_TOL) -> bool:
+        return within(leakage, self.epsilon, tol)
+
+    def budget(self) -> Any:
+        """The notion's allowed leakage, in the same shape as `leakage`."""
+        return self.epsilon
+
+    def to_table(self) -> dict:
+        return {"notion": self.name, "epsilon": self.epsilon}
+
+
+def check_keys(table: dict, allowed, key: str) -> None:
+    unknown = sorted(set(table) - set(allowed) - {"notion"})
+    if unknown:
+        raise ProblemError(f"{key}: unknown key {unknown[0]!r} for notion {table.get('notion')!r} "
+                           f"(allowed: {', '.join(sorted(allowed))})")
+
+
+def require(table: dict, name: str, key: str) -> Any:
+    if name not in table:
+        raise ProblemError(f"{key}.{name} is required for notion {table.get('notion')!r}")
+    return table[name]

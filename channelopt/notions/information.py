@@ -1,0 +1,82 @@
+"""Average-case / information-theoretic notions on X: eps-MIL and eps-MIP."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..problem import as_epsilon
+from .base import LinearBlock, Notion, check_keys, ones_per_column, require
+
+
+def mutual_information(prior: np.ndarray, q: np.ndarray) -> float:
+    """I(X;Y) in nats (LIP-TDSC Def 3, Eq 3)."""
+    joint = prior[:, None] * q
+    lam = joint.sum(axis=0)
+    pos = joint > 0
+    ratio = joint[pos] / (prior[:, None] * lam[None, :])[pos]
+    return max(float(np.sum(joint[pos] * np.log(ratio))), 0.0)
+
+
+@dataclass(frozen=True)
+class MIL(Notion):
+    """eps-MIL: log sum_y max_x q[x,y] <= eps (LIP-TDSC Def 2). Linear with one auxiliary s_y >=
+    q[x,y] per output and sum_y s_y <= e^eps; not column-homogeneous."""
+
+    epsilon: float
+    name: ClassVar[str] = "mil"
+    homogeneous: ClassVar[bool] = False
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", as_epsilon("epsilon", self.epsilon))
+
+    def linear(self, problem) -> LinearBlock:
+        d, m = problem.d, problem.m
+        A_q = sp.vstack([sp.identity(d * m), sp.csr_matrix((1, d * m))], format="csr")
+        A_aux = sp.vstack([-ones_per_column(d, m), np.ones((1, m))], format="csr")
+        b = np.concatenate([np.zeros(d * m), [np.exp(self.epsilon)]])
+        return LinearBlock(A_q, b, A_aux, np.zeros(m), np.ones(m))
+
+    def column_rows(self, problem):
+        raise NotImplementedError("mil is not homogeneous in the columns of q")
+
+    def leakage(self, problem, q):
+        return max(float(np.log(q.max(axis=0).sum())), 0.0)
+
+
+@dataclass(frozen=True)
+class MIP(Notion):
+    """eps-MIP: I(X;Y) <= eps nats (LIP-TDSC Def 3). Convex in q for a fixed prior; compiled as
+    an exponential-cone constraint through cvxpy's rel_entr."""
+
+    epsilon: float
+    name: ClassVar[str] = "mip"
+    homogeneous: ClassVar[bool] = False
+    linear_form: ClassVar[bool] = False
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", as_epsilon("epsilon", self.epsilon))
+
+    def column_rows(self, problem):
+        raise NotImplementedError("mip is not a linear notion")
+
+    def linear(self, problem):
+        return None
+
+    def conic(self, problem, q):
+        import cvxpy as cp
+        P = problem.prior
+        lam = P @ q
+        info = cp.sum(cp.multiply(P[:, None], cp.rel_entr(q, np.ones((problem.d, 1)) @ cp.reshape(lam, (1, problem.m), order="C"))))
+        return [info <= self.epsilon]
+
+    def leakage(self, problem, q):
+        return mutual_information(problem.prior, q)
+
+
+def parse_information(cls, table: dict, key: str):
+    check_keys(table, cls.keys, key)
+    return cls(require(table, "epsilon", key))

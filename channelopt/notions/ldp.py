@@ -1,0 +1,201 @@
+"""Context-free notions on X: eps-LDP, E-ID-LDP (MinID / AvgID / any r), eps-DI."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import ProblemError
+from ..problem import as_epsilon, as_matrix, as_vector
+from .base import (LinearBlock, Notion, check_keys, column_spread, distinct_pairs, ones_per_column,
+                   ratio_rows, require, within)
+
+
+@dataclass(frozen=True)
+class LDP(Notion):
+    """eps-LDP: q[x,y] <= e^eps q[x',y] for all x != x' (LIP-TDSC Def 1).
+
+    Compiled compactly with one auxiliary l_y per output: l_y <= q[x,y] <= e^eps l_y, which is
+    equivalent to all pairwise ratios (take l_y = min_x q[x,y]) and has 2dm rows instead of
+    d(d-1)m.
+    """
+
+    epsilon: float
+    name: ClassVar[str] = "ldp"
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", as_epsilon("epsilon", self.epsilon))
+
+    def column_rows(self, problem):
+        i, j = distinct_pairs(problem.d)
+        return ratio_rows(problem.d, i, j, 1.0, np.exp(self.epsilon))
+
+    def linear(self, problem) -> LinearBlock:
+        d, m = problem.d, problem.m
+        eye = sp.identity(d * m, format="csr")
+        spread = ones_per_column(d, m)
+        A_q = sp.vstack([-eye, eye], format="csr")
+        A_aux = sp.vstack([spread, -np.exp(self.epsilon) * spread], format="csr")
+        return LinearBlock(A_q, np.zeros(2 * d * m), A_aux, np.zeros(m), np.ones(m))
+
+    def leakage(self, problem, q):
+        return column_spread(q)
+
+
+@dataclass(frozen=True)
+class DI(Notion):
+    """eps-DI in the local setting: P[x] q[x,y] <= e^eps P[x'] q[x',y] (LIP-TDSC Def 4)."""
+
+    epsilon: float
+    name: ClassVar[str] = "di"
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", as_epsilon("epsilon", self.epsilon))
+
+    def column_rows(self, problem):
+        i, j = distinct_pairs(problem.d)
+        P = problem.prior
+        return ratio_rows(problem.d, i, j, P[i], np.exp(self.epsilon) * P[j])
+
+    def leakage(self, problem, q):
+        return column_spread(problem.prior[:, None] * q)
+
+
+COMBINE: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "min": np.minimum,
+    "avg": lambda a, b: (a + b) / 2.0,
+    "max": np.maximum,
+}
+
+
+@dataclass(frozen=True)
+class IDLDP(Notion):
+    """E-ID-LDP: q[x,y] <= e^{r(eps_x, eps_x')} q[x',y] (ID-LDP Def 2; MinID Def 3: r = min).
+
+    `combine` is "min", "avg", "max" or a Python callable r(eps_x, eps_x') acting elementwise on
+    arrays; alternatively `pair_epsilons[x][x']` gives every pair budget directly.
+    Leakage is the largest ratio of audited pair leakage to its pair budget (<= 1 satisfies).
+
+    MinID is compiled per budget level (an equivalent form with O(levels * d) rows per output):
+    for level e_k with inputs L_k = {x: eps_x = e_k} and S_k = {x: eps_x >= e_k}, every pair whose
+    budget is e_k has one end in L_k and the other in S_k, so the pair constraints are exactly
+    max_{L_k} q <= e^{e_k} min_{S_k} q and max_{S_k} q <= e^{e_k} min_{L_k} q, each written with
+    one auxiliary variable per output.
+    """
+
+    epsilons: Any = None
+    combine: Any = "min"
+    pair_epsilons: Any = None
+    name: ClassVar[str] = "id-ldp"
+    keys: ClassVar[tuple[str, ...]] = ("epsilons", "combine", "pair_epsilons")
+
+    def __post_init__(self):
+        if self.pair_epsilons is not None:
+            R = as_matrix("pair_epsilons", self.pair_epsilons)
+            if R.shape[0] != R.shape[1]:
+                raise ProblemError(f"pair_epsilons must be square, got shape {R.shape}")
+            off = ~np.eye(R.shape[0], dtype=bool)
+            if np.any(R[off] <= 0):
+                raise ProblemError("pair_epsilons must be > 0 off the diagonal")
+            R = R.copy()
+            np.fill_diagonal(R, np.inf)
+            object.__setattr__(self, "pair_epsilons", R)
+            return
+        eps = as_vector("epsilons", self.epsilons)
+        if np.any(eps <= 0):
+            i = int(np.argmin(eps))
+            raise ProblemError(f"epsilons[{i}] must be a finite number > 0, got {eps[i]!r}")
+        if not callable(self.combine) and self.combine not in COMBINE:
+            raise ProblemError(f"combine must be one of {', '.join(COMBINE)}, got {self.combine!r}")
+        object.__setattr__(self, "epsilons", eps)
+
+    def validate(self, problem, key):
+        n = self.pair_budgets().shape[0]
+        if n != problem.d:
+            what = "pair_epsilons" if self.pair_epsilons is not None else "epsilons"
+            raise ProblemError(f"{key}.{what} must have {problem.d} entries (one per input), got {n}")
+
+    def pair_budgets(self) -> np.ndarray:
+        """R[x, x'] = r(eps_x, eps_x'), with +inf on the diagonal."""
+        if self.pair_epsilons is not None:
+            return self.pair_epsilons
+        e = self.epsilons
+        r = self.combine if callable(self.combine) else COMBINE[self.combine]
+        R = np.array(r(e[:, None], e[None, :]), dtype=float)
+        if R.shape != (e.size, e.size) or np.any(~(R > 0)):
+            raise ProblemError("combine must return a positive budget for every pair of inputs")
+        np.fill_diagonal(R, np.inf)
+        return R
+
+    def column_rows(self, problem):
+        i, j = distinct_pairs(problem.d)
+        return ratio_rows(problem.d, i, j, 1.0, np.exp(self.pair_budgets()[i, j]))
+
+    def linear(self, problem) -> LinearBlock:
+        if self.pair_epsilons is not None or self.combine != "min":
+            return super().linear(problem)
+        d, m = problem.d, problem.m
+        groups = []  # (top, bottom, level): max_top q <= e^level * min_bottom q
+        for level in np.unique(self.epsilons):
+            L = np.flatnonzero(self.epsilons == level)
+            S = np.flatnonzero(self.epsilons >= level)
+            groups.append((L, S, level))
+            if L.size != S.size:
+                groups.append((S, L, level))
+        n_aux = len(groups) * m
+        A_q, A_aux = [], []
+        for g, (top, bottom, level) in enumerate(groups):
+            # u_y <= q[x', y] for x' in bottom;  q[x, y] <= e^level u_y for x in top
+            A_q += [_select(bottom, d, m, -1.0), _select(top, d, m, 1.0)]
+            A_aux += [_aux(bottom.size, g, m, n_aux, 1.0), _aux(top.size, g, m, n_aux, -np.exp(level))]
+        A_q = sp.vstack(A_q, format="csr")
+        return LinearBlock(A_q, np.zeros(A_q.shape[0]), sp.vstack(A_aux, format="csr"),
+                           np.zeros(n_aux), np.ones(n_aux))
+
+    def leakage(self, problem, q):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logq = np.log(q)
+            diff = logq[:, None, :] - logq[None, :, :]
+        both_zero = (q[:, None, :] == 0) & (q[None, :, :] == 0)
+        pair = np.where(both_zero, -np.inf, diff).max(axis=2)
+        off = ~np.eye(problem.d, dtype=bool)
+        return max(float(np.max(pair[off] / self.pair_budgets()[off])), 0.0)
+
+    def satisfied(self, leakage, tol=None):
+        return within(leakage, 1.0) if tol is None else within(leakage, 1.0, tol)
+
+    def budget(self):
+        return 1.0
+
+    def to_table(self):
+        if self.pair_epsilons is not None:
+            R = np.where(np.isinf(self.pair_epsilons), 0.0, self.pair_epsilons)
+            return {"notion": self.name, "pair_epsilons": R.tolist()}
+        combine = self.combine if isinstance(self.combine, str) else "custom"
+        return {"notion": self.name, "epsilons": self.epsilons.tolist(), "combine": combine}
+
+
+def _select(inputs: np.ndarray, d: int, m: int, sign: float) -> sp.csr_matrix:
+    """Rows sign * q[x, y] for x in `inputs` (row order x-major, then y)."""
+    rows = np.arange(inputs.size * m)
+    cols = (inputs[:, None] * m + np.arange(m)[None, :]).ravel()
+    return sp.csr_matrix((np.full(rows.size, sign), (rows, cols)), shape=(rows.size, d * m))
+
+
+def _aux(count: int, group: int, m: int, n_aux: int, coef: float) -> sp.csr_matrix:
+    """Rows coef * u[group, y], repeated for `count` inputs (same row order as `_select`)."""
+    rows = np.arange(count * m)
+    cols = group * m + rows % m
+    return sp.csr_matrix((np.full(rows.size, coef), (rows, cols)), shape=(rows.size, n_aux))
+
+
+def parse_ldp_family(cls, table: dict, key: str):
+    check_keys(table, cls.keys, key)
+    if cls is IDLDP:
+        if "pair_epsilons" in table:
+            return IDLDP(pair_epsilons=table["pair_epsilons"])
+        return IDLDP(epsilons=require(table, "epsilons", key), combine=table.get("combine", "min"))
+    return cls(require(table, "epsilon", key))

@@ -1,0 +1,383 @@
+"""Context-aware notions on the secret G (G = X unless a latent model is given):
+eps-LIP, eps-BP-LIP, eps-WC-LIP, (eps_l, eps_u)-ALIP, (eps, delta)-LIP.
+
+Throughout, `lift[g, y] = Pr(Y=y | G=g) / Pr(Y=y) = Pr(G=g | Y=y) / Pr(G=g)` with
+`Pr(Y=y | G=g) = sum_x T[g, x] q[x, y]` (LIP-TDSC Eq 9).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import ProblemError
+from ..problem import Joint, as_epsilon, as_matrix, as_vector
+from .base import LinearBlock, Notion, check_keys, per_column, require, within
+
+MAX_BOX_DIM = 20
+"""Largest alphabet whose prior box is reduced to vertices (d * 2^(d-1) candidates)."""
+
+
+def lip_rows(joint: Joint, eps_upper: float, eps_lower: float) -> np.ndarray:
+    """C with C q_y <= 0 <=> e^-eps_lower <= lift[g, y] <= e^eps_upper for every g (LIP-TDSC Eq 9)."""
+    T, P = joint.conditional, joint.prior_x
+    ones_P = np.ones((T.shape[0], 1)) * P[None, :]
+    return np.vstack([T - np.exp(eps_upper) * ones_P, np.exp(-eps_lower) * ones_P - T])
+
+
+def lift_block(joint: Joint, m: int, eps_upper: float, eps_lower: float) -> LinearBlock:
+    """The same constraint as `lip_rows` with the output marginal as a variable (sparse form).
+
+    Auxiliaries: lam[y] = P @ q[:, y] (equality rows) and, unless T is the identity,
+    c[g, y] = T[g] @ q[:, y]; then e^-eps_lower lam[y] <= c[g, y] <= e^eps_upper lam[y] has two
+    nonzeros per row: O((k + d + nnz(T)) m) nonzeros instead of 2 k d m for `lip_rows`.
+    """
+    T, P = joint.conditional, joint.prior_x
+    k, d = T.shape
+    I_m = sp.identity(m, format="csr")
+    direct = k == d and np.array_equal(T, np.eye(d))
+    n_aux = m if direct else m + k * m
+    # equality rows: lam - (P kron I) q = 0  [and c - (T kron I) q = 0]
+    E_q = [-sp.kron(P[None, :], I_m, format="csr")]
+    E_aux = [sp.hstack([I_m, sp.csr_matrix((m, n_aux - m))], format="csr")]
+    if not direct:
+        E_q.append(-sp.kron(sp.csr_matrix(T), I_m, format="csr"))
+        E_aux.append(sp.hstack([sp.csr_matrix((k * m, m)), sp.identity(k * m)], format="csr"))
+    spread = sp.kron(np.ones((k, 1)), I_m, format="csr")  # lam[y] at row g*m + y
+    if direct:
+        A_q = sp.vstack([sp.identity(d * m), -sp.identity(d * m)], format="csr")
+        A_aux = sp.vstack([-np.exp(eps_upper) * spread, np.exp(-eps_lower) * spread], format="csr")
+    else:
+        A_q = sp.csr_matrix((2 * k * m, d * m))
+        c_part = sp.vstack([sp.identity(k * m), -sp.identity(k * m)], format="csr")
+        A_aux = sp.hstack([sp.vstack([-np.exp(eps_upper) * spread, np.exp(-eps_lower) * spread]), c_part],
+                          format="csr")
+    return LinearBlock(A_q, np.zeros(A_q.shape[0]), A_aux, np.zeros(n_aux), np.ones(n_aux),
+                       sp.vstack(E_q, format="csr"), sp.vstack(E_aux, format="csr"),
+                       np.zeros(m + (0 if direct else k * m)))
+
+
+def stack_blocks(blocks: list[LinearBlock]) -> LinearBlock:
+    """Blocks side by side: shared q, each its own auxiliaries."""
+    n_aux = sum(b.n_aux for b in blocks)
+    def place(mats, rows_of):
+        out, off = [], 0
+        for b, M in zip(blocks, mats):
+            r = rows_of(b)
+            out.append(sp.hstack([sp.csr_matrix((r, off)), M if M is not None else sp.csr_matrix((r, b.n_aux)),
+                                  sp.csr_matrix((r, n_aux - off - b.n_aux))], format="csr"))
+            off += b.n_aux
+        return sp.vstack(out, format="csr")
+    return LinearBlock(
+        sp.vstack([b.A_q for b in blocks], format="csr"), np.concatenate([b.b for b in blocks]),
+        place([b.A_aux for b in blocks], lambda b: b.n_rows),
+        np.concatenate([b.aux_lower for b in blocks]), np.concatenate([b.aux_upper for b in blocks]),
+        sp.vstack([b.E_q for b in blocks], format="csr"), place([b.E_aux for b in blocks], lambda b: b.n_eq),
+        np.concatenate([b.e for b in blocks]))
+
+
+def lift_extremes(joint: Joint, q: np.ndarray) -> tuple[float, float]:
+    """(max log(1/lift), max log lift) over every secret g and every output y that can occur.
+
+    An output with Pr(Y=y) = 0 under this joint but Pr(Y=y|G=g) > 0 for some g (possible only
+    for a scenario on the boundary of the simplex) has an unbounded lift: it is the limit of
+    interior scenarios, so the leakage is +inf (CA-LIP Lemma 1.3 convention).
+    """
+    cond = joint.conditional @ q
+    lam = joint.prior_x @ q
+    used = (lam > 0) | (cond.max(axis=0) > 0)
+    if not used.any():
+        return 0.0, 0.0
+    cond, lam = cond[:, used], np.broadcast_to(lam[used], cond[:, used].shape)
+    with np.errstate(divide="ignore"):
+        log_lift = np.log(cond) - np.log(lam)
+    log_lift = np.where((cond == 0) & (lam == 0), 0.0, log_lift)
+    return max(float(-log_lift.min()), 0.0), max(float(log_lift.max()), 0.0)
+
+
+@dataclass(frozen=True)
+class LIP(Notion):
+    """eps-LIP for the problem's prior (and latent secret): e^-eps <= lift <= e^eps
+    (LIP-CNS Def 3, Eq 7; LIP-TDSC Def 6, Eq 9)."""
+
+    epsilon: float
+    name: ClassVar[str] = "lip"
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", as_epsilon("epsilon", self.epsilon))
+
+    def column_rows(self, problem):
+        return lip_rows(problem.secret, self.epsilon, self.epsilon)
+
+    def linear(self, problem):
+        return lift_block(problem.secret, problem.m, self.epsilon, self.epsilon)
+
+    def leakage(self, problem, q):
+        return max(lift_extremes(problem.secret, q))
+
+
+@dataclass(frozen=True)
+class BPLIP(Notion):
+    """eps-BP-LIP: eps-LIP for every scenario of a prior set (LIP-TDSC Def 6, CA-LIP Def 6).
+
+    The set is one of
+      priors = [[...], ...]               a finite list (priors of X, or of G for a latent problem,
+                                          combined with the problem's conditional Pr(X|G));
+      prior_lower = [...], prior_upper = [...]
+                                          a box intersected with the simplex, reduced to its
+                                          vertices (the LIP constraint is linear in the prior for
+                                          a fixed channel, so the vertices are the binding ones);
+      scenarios = [{prior, conditional}]  full joints (G, X).
+    """
+
+    epsilon: float
+    priors: Any = None
+    prior_lower: Any = None
+    prior_upper: Any = None
+    scenarios: Any = None
+    name: ClassVar[str] = "bp-lip"
+    keys: ClassVar[tuple[str, ...]] = ("epsilon", "priors", "prior_lower", "prior_upper", "scenarios")
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", as_epsilon("epsilon", self.epsilon))
+        given = [k for k in ("priors", "scenarios") if getattr(self, k) is not None]
+        if self.prior_lower is not None or self.prior_upper is not None:
+            given.append("prior_lower/prior_upper")
+        if len(given) != 1:
+            raise ProblemError("needs exactly one of priors, prior_lower + prior_upper, scenarios; "
+                               f"got {given or 'none'}")
+
+    def validate(self, problem, key):
+        self.scenarios_for(problem, key)
+
+    def scenarios_for(self, problem, key: str = "bp-lip") -> list[Joint]:
+        d = problem.d
+        if self.scenarios is not None:
+            if not isinstance(self.scenarios, (list, tuple)) or not self.scenarios:
+                raise ProblemError(f"{key}.scenarios must be a non-empty list of {{prior, conditional}} tables")
+            return [Joint.parse(f"{key}.scenarios[{i}]", s, d) for i, s in enumerate(self.scenarios)]
+        base = problem.latent.conditional if problem.latent is not None else np.eye(d)
+        k = base.shape[0]
+        what = "Pr(G)" if problem.latent is not None else "Pr(X)"
+        if self.priors is not None:
+            P = as_matrix(f"{key}.priors", self.priors, (None, k))
+            for i, p in enumerate(P):
+                if np.any(p < 0) or abs(p.sum() - 1) > 1e-9:
+                    raise ProblemError(f"{key}.priors[{i}] must be a probability vector of {what}, got {p.tolist()}")
+        else:
+            P = box_vertices(as_vector(f"{key}.prior_lower", self.prior_lower, k),
+                             as_vector(f"{key}.prior_upper", self.prior_upper, k), key)
+        return [Joint(p, base) for p in P]
+
+    def column_rows(self, problem):
+        return np.vstack([lip_rows(s, self.epsilon, self.epsilon) for s in self.scenarios_for(problem)])
+
+    def linear(self, problem):
+        return stack_blocks([lift_block(s, problem.m, self.epsilon, self.epsilon)
+                             for s in self.scenarios_for(problem)])
+
+    def leakage(self, problem, q):
+        return max(max(lift_extremes(s, q)) for s in self.scenarios_for(problem))
+
+    def to_table(self):
+        out = {"notion": self.name, "epsilon": self.epsilon}
+        for k in ("priors", "prior_lower", "prior_upper", "scenarios"):
+            v = getattr(self, k)
+            if v is not None:
+                out[k] = np.asarray(v).tolist() if k != "scenarios" else [
+                    {"prior": np.asarray(s["prior"] if isinstance(s, dict) else s.prior).tolist(),
+                     "conditional": np.asarray(s["conditional"] if isinstance(s, dict) else s.conditional).tolist()}
+                    for s in v]
+        return out
+
+
+def box_vertices(lower: np.ndarray, upper: np.ndarray, key: str = "bp-lip") -> np.ndarray:
+    """Vertices of {lower <= p <= upper, sum p = 1}.
+
+    At a vertex at most one coordinate lies strictly inside its bounds; so every vertex is found
+    by choosing the free coordinate i, putting every other coordinate at a bound (2^(d-1)
+    patterns) and keeping the patterns whose p_i = 1 - rest lands inside [lower_i, upper_i].
+    """
+    d = lower.size
+    if np.any(lower < 0) or np.any(upper > 1) or np.any(lower > upper):
+        raise ProblemError(f"{key}: need 0 <= prior_lower <= prior_upper <= 1 entrywise, "
+                           f"got lower {lower.tolist()} upper {upper.tolist()}")
+    if lower.sum() > 1 + 1e-12 or upper.sum() < 1 - 1e-12:
+        raise ProblemError(f"{key}: the prior box is empty: need sum(prior_lower) <= 1 <= sum(prior_upper), "
+                           f"got {lower.sum()!r} and {upper.sum()!r}")
+    if d > MAX_BOX_DIM:
+        raise ProblemError(f"{key}: prior_lower/prior_upper supported up to {MAX_BOX_DIM} symbols, got {d}; "
+                           "give the vertices as priors instead")
+    bits = ((np.arange(2 ** (d - 1))[:, None] >> np.arange(d - 1)[None, :]) & 1).astype(bool)
+    found = []
+    for i in range(d):
+        others = np.delete(np.arange(d), i)
+        rest = np.where(bits, upper[others], lower[others])
+        pi = 1.0 - rest.sum(axis=1)
+        ok = (pi >= lower[i] - 1e-12) & (pi <= upper[i] + 1e-12)
+        V = np.zeros((ok.sum(), d))
+        V[:, others] = rest[ok]
+        V[:, i] = np.clip(pi[ok], lower[i], upper[i])
+        found.append(V)
+    V = np.vstack(found)
+    return np.unique(np.round(V, 15), axis=0)
+
+
+@dataclass(frozen=True)
+class WCLIP(BPLIP):
+    """eps-WC-LIP: eps-LIP for every prior of X (LIP-TDSC Def 6).
+
+    Compiled from its definition: the prior set is the whole simplex, reduced to its vertices
+    (point masses). CA-LIP Corollary 2 says this equals eps-LDP; the test suite checks that
+    against the separate LDP formulation rather than assuming it here.
+    """
+
+    epsilon: float = None
+    name: ClassVar[str] = "wc-lip"
+    keys: ClassVar[tuple[str, ...]] = ("epsilon",)
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", as_epsilon("epsilon", self.epsilon))
+
+    def scenarios_for(self, problem, key: str = "wc-lip"):
+        return [Joint.identity(v) for v in np.eye(problem.d)]
+
+    def linear(self, problem):
+        # at a point-mass prior e_v the marginal is q[v, :] itself: no auxiliary needed
+        return per_column(self.column_rows(problem), problem.m)
+
+    def to_table(self):
+        return {"notion": self.name, "epsilon": self.epsilon}
+
+
+@dataclass(frozen=True)
+class ALIP(Notion):
+    """(eps_l, eps_u)-ALIP: e^-eps_l <= lift <= e^eps_u for every secret and output (ALIP Def 1).
+
+    Leakage is {"lower": max log(1/lift), "upper": max log lift}.
+    """
+
+    epsilon_lower: float
+    epsilon_upper: float
+    name: ClassVar[str] = "alip"
+    keys: ClassVar[tuple[str, ...]] = ("epsilon_lower", "epsilon_upper")
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon_lower", as_epsilon("epsilon_lower", self.epsilon_lower, allow_zero=True))
+        object.__setattr__(self, "epsilon_upper", as_epsilon("epsilon_upper", self.epsilon_upper, allow_zero=True))
+
+    def column_rows(self, problem):
+        return lip_rows(problem.secret, self.epsilon_upper, self.epsilon_lower)
+
+    def linear(self, problem):
+        return lift_block(problem.secret, problem.m, self.epsilon_upper, self.epsilon_lower)
+
+    def leakage(self, problem, q):
+        lower, upper = lift_extremes(problem.secret, q)
+        return {"lower": lower, "upper": upper}
+
+    def satisfied(self, leakage, tol=None):
+        kw = {} if tol is None else {"tol": tol}
+        return (within(leakage["lower"], self.epsilon_lower, **kw)
+                and within(leakage["upper"], self.epsilon_upper, **kw))
+
+    def budget(self):
+        return {"lower": self.epsilon_lower, "upper": self.epsilon_upper}
+
+    def to_table(self):
+        return {"notion": self.name, "epsilon_lower": self.epsilon_lower, "epsilon_upper": self.epsilon_upper}
+
+
+@dataclass(frozen=True)
+class ApproxLIP(Notion):
+    """(eps, delta)-LIP (CA-LIP Def 5).
+
+    form = "pointwise": e^-eps Pr(y|g) - delta <= Pr(y) <= e^eps Pr(y|g) + delta (CA-LIP Eq 4).
+    form = "set": the hockey-stick form of CA-LIP Corollary 9,
+        sum_y max(0, Pr(y|g) - e^eps Pr(y)) <= delta and sum_y max(0, Pr(y) - e^eps Pr(y|g)) <= delta,
+    written with one auxiliary variable per (g, y) and side.
+    Neither is homogeneous in a column (delta is absolute). Leakage is the smallest delta that
+    holds at this epsilon.
+    """
+
+    epsilon: float
+    delta: float
+    form: str = "pointwise"
+    name: ClassVar[str] = "approx-lip"
+    keys: ClassVar[tuple[str, ...]] = ("epsilon", "delta", "form")
+    homogeneous: ClassVar[bool] = False
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", as_epsilon("epsilon", self.epsilon))
+        delta = self.delta
+        if isinstance(delta, bool) or not isinstance(delta, (int, float, np.floating)) or not 0 <= delta < 1:
+            raise ProblemError(f"delta must be a number in [0, 1), got {delta!r}")
+        object.__setattr__(self, "delta", float(delta))
+        if self.form not in ("pointwise", "set"):
+            raise ProblemError(f"form must be 'pointwise' or 'set', got {self.form!r}")
+
+    def _sides(self, problem):
+        T, P = problem.secret.conditional, problem.secret.prior_x
+        ones_P = np.ones((T.shape[0], 1)) * P[None, :]
+        e = np.exp(self.epsilon)
+        return T, ones_P, e
+
+    def column_rows(self, problem):
+        raise ProblemError("approx-lip is not homogeneous in the columns of q")
+
+    def linear(self, problem) -> LinearBlock:
+        T, ones_P, e = self._sides(problem)
+        m = problem.m
+        if self.form == "pointwise":
+            return per_column(np.vstack([T / e - ones_P, ones_P - e * T]), m, self.delta)
+        k = T.shape[0]
+        blocks_q, blocks_aux, b = [], [], []
+        sum_rows = sp.kron(sp.identity(k), np.ones((1, m)), format="csr")
+        for side, C in enumerate((T - e * ones_P, ones_P - e * T)):
+            excess = per_column(C, m).A_q
+            aux = sp.hstack([sp.csr_matrix((k * m, side * k * m)), -sp.identity(k * m),
+                             sp.csr_matrix((k * m, (1 - side) * k * m))], format="csr")
+            sums = sp.hstack([sp.csr_matrix((k, side * k * m)), sum_rows,
+                              sp.csr_matrix((k, (1 - side) * k * m))], format="csr")
+            blocks_q += [excess, sp.csr_matrix((k, excess.shape[1]))]
+            blocks_aux += [aux, sums]
+            b += [np.zeros(k * m), np.full(k, self.delta)]
+        n_aux = 2 * k * m
+        return LinearBlock(sp.vstack(blocks_q, format="csr"), np.concatenate(b),
+                           sp.vstack(blocks_aux, format="csr"), np.zeros(n_aux), np.ones(n_aux))
+
+    def leakage(self, problem, q):
+        T, P = problem.secret.conditional, problem.secret.prior_x
+        cond, lam = T @ q, (P @ q)[None, :]
+        e = np.exp(self.epsilon)
+        if self.form == "pointwise":
+            return max(float(np.max(cond / e - lam)), float(np.max(lam - e * cond)), 0.0)
+        up = np.maximum(cond - e * lam, 0).sum(axis=1)
+        down = np.maximum(lam - e * cond, 0).sum(axis=1)
+        return float(max(up.max(), down.max(), 0.0))
+
+    def satisfied(self, leakage, tol=None):
+        return within(leakage, self.delta) if tol is None else within(leakage, self.delta, tol)
+
+    def budget(self):
+        return self.delta
+
+    def to_table(self):
+        return {"notion": self.name, "epsilon": self.epsilon, "delta": self.delta, "form": self.form}
+
+
+def parse_lip_family(cls, table: dict, key: str):
+    check_keys(table, cls.keys, key)
+    if cls is BPLIP:
+        return BPLIP(require(table, "epsilon", key), priors=table.get("priors"),
+                     prior_lower=table.get("prior_lower"), prior_upper=table.get("prior_upper"),
+                     scenarios=table.get("scenarios"))
+    if cls is ALIP:
+        return ALIP(require(table, "epsilon_lower", key), require(table, "epsilon_upper", key))
+    if cls is ApproxLIP:
+        return ApproxLIP(require(table, "epsilon", key), require(table, "delta", key),
+                         table.get("form", "pointwise"))
+    return cls(require(table, "epsilon", key))

@@ -1,0 +1,268 @@
+"""The problem model: prior of X, optional latent secret G, values, output size, notions, utility.
+
+Everything is validated once, at construction (SPEC §1). A `Problem` is immutable; its arrays
+are read-only copies.
+
+Decision on zero-probability inputs: an input symbol with prior probability 0 is *rejected*
+(`ProblemError`). LIP bounds the ratio posterior / prior, which is undefined for a symbol that
+never occurs, and a channel row for such a symbol does not affect any Bayes utility; the user
+is asked to remove the symbol (or give it positive mass) rather than have the toolkit guess.
+The same holds for secrets with `Pr(G=g) = 0`. Scenario priors of bounded-prior notions
+(BP-LIP vertices, Pufferfish scenarios) may contain zeros: those are sets of adversary beliefs,
+not the data's own distribution.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .errors import ProblemError
+
+SOLVERS = ("auto", "HIGHS", "HIGHS-IPM", "CLARABEL", "ECOS", "SCS")
+"""Solver names accepted everywhere (problem files, CLI, Python)."""
+
+SUM_TOL = 1e-9
+"""Tolerance on `sum(prior) == 1` and on prior-of-X consistency with the latent model."""
+
+
+def _fmt(value: Any) -> str:
+    text = repr(value.tolist() if isinstance(value, np.ndarray) else value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def as_vector(key: str, value: Any, length: int | None = None) -> np.ndarray:
+    """A finite 1-D float vector, or ProblemError naming `key`."""
+    if isinstance(value, (str, bytes, dict)) or value is None:
+        raise ProblemError(f"{key} must be a list of numbers, got {_fmt(value)}")
+    try:
+        arr = np.array(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ProblemError(f"{key} must be a list of numbers, got {_fmt(value)}") from None
+    if arr.ndim != 1 or arr.size == 0:
+        raise ProblemError(f"{key} must be a non-empty list of numbers, got {_fmt(value)}")
+    if not np.all(np.isfinite(arr)):
+        raise ProblemError(f"{key} must contain only finite numbers, got {_fmt(value)}")
+    if length is not None and arr.size != length:
+        raise ProblemError(f"{key} must have {length} entries, got {arr.size}")
+    return arr
+
+
+def as_matrix(key: str, value: Any, shape: tuple[int | None, int | None] = (None, None)) -> np.ndarray:
+    """A finite 2-D float matrix (list of equal-length rows), or ProblemError naming `key`."""
+    if isinstance(value, (str, bytes, dict)) or value is None:
+        raise ProblemError(f"{key} must be a list of rows of numbers, got {_fmt(value)}")
+    try:
+        arr = np.array(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ProblemError(f"{key} must be a list of equal-length rows of numbers, got {_fmt(value)}") from None
+    if arr.ndim != 2 or arr.size == 0:
+        raise ProblemError(f"{key} must be a non-empty list of equal-length rows, got {_fmt(value)}")
+    if not np.all(np.isfinite(arr)):
+        raise ProblemError(f"{key} must contain only finite numbers, got {_fmt(value)}")
+    for axis, want in enumerate(shape):
+        if want is not None and arr.shape[axis] != want:
+            what = "rows" if axis == 0 else "columns"
+            raise ProblemError(f"{key} must have {want} {what}, got {arr.shape[axis]}")
+    return arr
+
+
+def as_probability(key: str, value: Any, length: int | None = None, *, normalize: bool = False,
+                   positive: bool = False) -> np.ndarray:
+    """A probability vector: nonnegative, summing to 1 within SUM_TOL (or rescaled if `normalize`)."""
+    arr = as_vector(key, value, length)
+    if np.any(arr < 0):
+        i = int(np.argmin(arr))
+        raise ProblemError(f"{key}[{i}] must be >= 0, got {arr[i]!r}")
+    total = float(arr.sum())
+    if normalize:
+        if total <= 0:
+            raise ProblemError(f"{key} must have a positive sum to be normalized, got {total!r}")
+        arr = arr / total
+    elif abs(total - 1.0) > SUM_TOL:
+        raise ProblemError(f"{key} must sum to 1 (tolerance {SUM_TOL:g}), got {total!r}; "
+                           "set normalize = true to rescale it")
+    if positive and np.any(arr == 0):
+        i = int(np.flatnonzero(arr == 0)[0])
+        raise ProblemError(f"{key}[{i}] is 0: every symbol must have positive probability "
+                           "(remove the symbol or give it positive mass)")
+    return arr
+
+
+def as_stochastic(key: str, value: Any, shape: tuple[int | None, int | None]) -> np.ndarray:
+    """A row-stochastic matrix: nonnegative rows summing to 1 within SUM_TOL."""
+    arr = as_matrix(key, value, shape)
+    if np.any(arr < 0):
+        i, j = np.argwhere(arr < 0)[0]
+        raise ProblemError(f"{key}[{i}][{j}] must be >= 0, got {arr[i, j]!r}")
+    sums = arr.sum(axis=1)
+    bad = np.flatnonzero(np.abs(sums - 1.0) > SUM_TOL)
+    if bad.size:
+        raise ProblemError(f"{key}[{bad[0]}] must sum to 1 (tolerance {SUM_TOL:g}), got {sums[bad[0]]!r}")
+    return arr
+
+
+def as_epsilon(key: str, value: Any, *, allow_zero: bool = False) -> float:
+    """A privacy budget: a finite number > 0 (or >= 0 where `allow_zero`)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
+        raise ProblemError(f"{key} must be a number, got {_fmt(value)}")
+    v = float(value)
+    ok = np.isfinite(v) and (v >= 0 if allow_zero else v > 0)
+    if not ok:
+        rule = ">= 0" if allow_zero else "> 0"
+        raise ProblemError(f"{key} must be a finite number {rule}, got {v!r}")
+    return v
+
+
+def _readonly(arr: np.ndarray) -> np.ndarray:
+    arr = np.array(arr, dtype=float)
+    arr.setflags(write=False)
+    return arr
+
+
+@dataclass(frozen=True)
+class Joint:
+    """A joint distribution of a secret G and the data X: `Pr(G)` and `conditional[g, x] = Pr(X=x|G=g)`.
+
+    Used for the problem's own latent model and for the scenarios of bounded-prior notions
+    (LIP-TDSC Def 5-6: a data evolution scenario theta_XG).
+    """
+
+    prior: np.ndarray
+    conditional: np.ndarray
+
+    def __post_init__(self):
+        object.__setattr__(self, "prior", _readonly(self.prior))
+        object.__setattr__(self, "conditional", _readonly(self.conditional))
+
+    @property
+    def prior_x(self) -> np.ndarray:
+        """Pr(X) = Pr(G) @ Pr(X|G)."""
+        return self.prior @ self.conditional
+
+    @classmethod
+    def identity(cls, prior_x) -> "Joint":
+        """The scenario G = X with the given prior of X."""
+        prior_x = np.asarray(prior_x, dtype=float)
+        return cls(prior_x, np.eye(prior_x.size))
+
+    @classmethod
+    def parse(cls, key: str, value: Any, d: int | None, *, positive: bool = False) -> "Joint":
+        """From `{prior = [...], conditional = [[...]]}` (problem-file form)."""
+        if isinstance(value, Joint):
+            prior, conditional = value.prior, value.conditional
+        elif isinstance(value, dict):
+            unknown = set(value) - {"prior", "conditional"}
+            if unknown:
+                raise ProblemError(f"{key}: unknown key {sorted(unknown)[0]!r} (expected prior, conditional)")
+            if "prior" not in value or "conditional" not in value:
+                raise ProblemError(f"{key} must give both 'prior' and 'conditional'")
+            prior, conditional = value["prior"], value["conditional"]
+        else:
+            raise ProblemError(f"{key} must be a table with 'prior' and 'conditional', got {_fmt(value)}")
+        prior = as_probability(f"{key}.prior", prior, positive=positive)
+        conditional = as_stochastic(f"{key}.conditional", conditional, (prior.size, d))
+        return cls(prior, conditional)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A channel-design problem (SPEC §1).
+
+    prior:       Pr(X=x), length d, all entries > 0.
+    values:      numeric value a_x of each input (default 0..d-1), for MAE/squared/Bayes MSE.
+    labels:      optional names of the inputs.
+    latent:      optional secret G correlated with X (LIP-TDSC §3); its `prior_x` must equal `prior`.
+    output_size: number of output symbols m (default d).
+    privacy:     notions the channel must satisfy together (intersection).
+    utility:     the objective.
+    """
+
+    prior: Any
+    privacy: tuple = ()
+    utility: Any = None
+    values: Any = None
+    labels: Any = None
+    latent: Joint | None = None
+    output_size: int | None = None
+    output_values: Any = None
+    normalize: bool = False
+    name: str = ""
+    solver: str = "auto"
+
+    def __post_init__(self):
+        prior = as_probability("input.prior", self.prior, normalize=self.normalize, positive=True)
+        d = prior.size
+        if d < 2:
+            raise ProblemError(f"input.prior must have at least 2 symbols, got {d}")
+        object.__setattr__(self, "prior", _readonly(prior))
+        values = np.arange(d, dtype=float) if self.values is None else as_vector("input.values", self.values, d)
+        object.__setattr__(self, "values", _readonly(values))
+        if self.labels is not None:
+            labels = tuple(self.labels) if isinstance(self.labels, (list, tuple)) else None
+            if labels is None or len(labels) != d or not all(isinstance(s, str) for s in labels):
+                raise ProblemError(f"input.labels must be a list of {d} strings, got {_fmt(self.labels)}")
+            object.__setattr__(self, "labels", labels)
+        if self.latent is not None:
+            latent = Joint.parse("latent", self.latent, d, positive=True)
+            gap = np.abs(latent.prior_x - prior).max()
+            if gap > SUM_TOL:
+                raise ProblemError(
+                    f"latent: prior @ conditional must equal input.prior (tolerance {SUM_TOL:g}), "
+                    f"got {_fmt(np.round(latent.prior_x, 12))} vs {_fmt(prior)}")
+            object.__setattr__(self, "latent", latent)
+        m = d if self.output_size is None else self.output_size
+        if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
+            raise ProblemError(f"output.size must be a positive integer, got {_fmt(self.output_size)}")
+        object.__setattr__(self, "output_size", int(m))
+        if self.output_values is not None:
+            object.__setattr__(self, "output_values",
+                               _readonly(as_vector("output.values", self.output_values, int(m))))
+        if self.solver not in SOLVERS:
+            raise ProblemError(f"solver.name must be one of {', '.join(SOLVERS)}, got {_fmt(self.solver)}")
+        privacy = tuple(self.privacy) if isinstance(self.privacy, (list, tuple)) else (self.privacy,)
+        object.__setattr__(self, "privacy", privacy)
+        for i, notion in enumerate(privacy):
+            notion.validate(self, f"privacy[{i}]")
+        if self.utility is not None:
+            self.utility.validate(self)
+
+    @property
+    def d(self) -> int:
+        return self.prior.size
+
+    @property
+    def m(self) -> int:
+        return self.output_size
+
+    @property
+    def secret(self) -> Joint:
+        """The problem's own secret model: the latent joint, or G = X."""
+        return self.latent if self.latent is not None else Joint.identity(self.prior)
+
+    @classmethod
+    def from_query(cls, raw_prior, query, **kwargs) -> "Problem":
+        """Release X = f(R) of a raw value R while protecting R (LIP-TDSC Corollary 1).
+
+        `query[r]` is the index of f(r) in X's alphabet and must be onto {0..d-1}. The raw value
+        is the secret: `Pr(X=x | R=r) = 1[f(r) = x]`, and the prior of X is the push-forward.
+        """
+        raw = as_probability("input.raw_prior", raw_prior, positive=True,
+                             normalize=kwargs.get("normalize", False))
+        try:
+            f = np.array(query)
+            ok = f.ndim == 1 and f.size == raw.size and np.issubdtype(f.dtype, np.integer)
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise ProblemError(f"input.query must be a list of {raw.size} integers (one per raw symbol), "
+                               f"got {_fmt(query)}")
+        d = int(f.max()) + 1 if f.size else 0
+        if f.min() < 0 or set(f.tolist()) != set(range(d)):
+            raise ProblemError(f"input.query must map onto 0..{max(d - 1, 0)} (surjective), got {_fmt(query)}")
+        conditional = np.zeros((raw.size, d))
+        conditional[np.arange(raw.size), f] = 1.0
+        kwargs.pop("normalize", None)
+        return cls(prior=raw @ conditional, latent=Joint(raw, conditional), **kwargs)

@@ -1,0 +1,114 @@
+"""Utilities (SPEC §3). Linear ones: expected distortion E[D(X, Y)] = sum_x P[x] sum_y q[x,y] D[x,y],
+optionally as a minimax over a set of priors (LIP-TDSC Eq 16-17, 34)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .errors import ProblemError
+from .problem import as_matrix, as_vector
+
+
+@dataclass(frozen=True)
+class Distortion:
+    """Expected distortion to minimize.
+
+    kind: "hamming" (D = 1[x != y]), "mae" (|a_x - b_y|), "squared" ((a_x - b_y)^2), or
+    "distortion" with a user `matrix[x][y]`. Values a are `input.values`; output values b are
+    `output.values`, defaulting to a when m = d.
+    priors / prior_lower + prior_upper: minimize the worst expected distortion over this set
+    of priors of X instead of the problem's prior (a box is reduced to its vertices, where the
+    linear cost attains its maximum).
+    """
+
+    kind: str = "hamming"
+    matrix: Any = None
+    priors: Any = None
+    prior_lower: Any = None
+    prior_upper: Any = None
+    sense: ClassVar[str] = "min"
+    linear: ClassVar[bool] = True
+
+    def __post_init__(self):
+        if self.kind not in LINEAR_KINDS:
+            raise ProblemError(f"utility.kind must be one of {', '.join(UTILITY_KINDS)}, got {self.kind!r}")
+        if (self.matrix is None) != (self.kind != "distortion"):
+            raise ProblemError("utility.matrix is required for kind = 'distortion' and only allowed there")
+        if (self.prior_lower is None) != (self.prior_upper is None):
+            raise ProblemError("utility.prior_lower and utility.prior_upper must be given together")
+        if self.priors is not None and self.prior_lower is not None:
+            raise ProblemError("utility: give either priors or prior_lower/prior_upper, not both")
+
+    def validate(self, problem) -> None:
+        self.matrix_for(problem)
+        self.cost_priors(problem)
+
+    def matrix_for(self, problem) -> np.ndarray:
+        d, m = problem.d, problem.m
+        if self.kind == "distortion":
+            return as_matrix("utility.matrix", self.matrix, (d, m))
+        if self.kind == "hamming":
+            D = np.ones((d, m))
+            k = min(d, m)
+            D[np.arange(k), np.arange(k)] = 0.0
+            return D
+        b = problem.output_values
+        if b is None:
+            if m != d:
+                raise ProblemError(f"output.values is required for utility {self.kind!r} when output.size "
+                                   f"({m}) differs from the number of inputs ({d})")
+            b = problem.values
+        diff = problem.values[:, None] - np.asarray(b)[None, :]
+        return np.abs(diff) if self.kind == "mae" else diff ** 2
+
+    def cost_priors(self, problem) -> np.ndarray:
+        """The priors over which the worst case is taken (rows); just the problem's prior by default."""
+        from .notions.lip import box_vertices
+
+        d = problem.d
+        if self.priors is not None:
+            P = as_matrix("utility.priors", self.priors, (None, d))
+            for i, p in enumerate(P):
+                if np.any(p < 0) or abs(p.sum() - 1) > 1e-9:
+                    raise ProblemError(f"utility.priors[{i}] must be a probability vector, got {p.tolist()}")
+            return P
+        if self.prior_lower is not None:
+            return box_vertices(as_vector("utility.prior_lower", self.prior_lower, d),
+                                as_vector("utility.prior_upper", self.prior_upper, d), "utility")
+        return problem.prior[None, :]
+
+    def costs(self, problem) -> np.ndarray:
+        """Row k: the cost vector c_k over vec(q) (row-major), so that E_k[D] = c_k @ vec(q)."""
+        D = self.matrix_for(problem)
+        P = self.cost_priors(problem)
+        return (P[:, :, None] * D[None, :, :]).reshape(P.shape[0], -1)
+
+    def evaluate(self, problem, q: np.ndarray) -> float:
+        return float(np.max(self.costs(problem) @ np.asarray(q).ravel()))
+
+    def to_table(self) -> dict:
+        out = {"kind": self.kind}
+        for k in ("matrix", "priors", "prior_lower", "prior_upper"):
+            if getattr(self, k) is not None:
+                out[k] = np.asarray(getattr(self, k)).tolist()
+        return out
+
+
+LINEAR_KINDS = ("hamming", "mae", "squared", "distortion")
+UTILITY_KINDS = LINEAR_KINDS
+
+
+def parse_utility(table) -> Any:
+    if not isinstance(table, dict):
+        raise ProblemError(f"utility must be a table, got {table!r}")
+    kind = table.get("kind")
+    if kind not in UTILITY_KINDS:
+        raise ProblemError(f"utility.kind must be one of {', '.join(UTILITY_KINDS)}, got {kind!r}")
+    allowed = {"kind", "matrix", "priors", "prior_lower", "prior_upper"}
+    unknown = sorted(set(table) - allowed)
+    if unknown:
+        raise ProblemError(f"utility: unknown key {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})")
+    return Distortion(**{k: table[k] for k in table})
