@@ -107,6 +107,9 @@ def main(argv=None) -> int:
     except ChannelOptError as e:
         print(f"channelopt: error: {e}".replace("\n", " "), file=sys.stderr)
         return 2 if isinstance(e, ProblemError) else 1
+    except BrokenPipeError:  # output closed early (e.g. piped into head): not an error of ours
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print("channelopt: interrupted", file=sys.stderr)
         return 130

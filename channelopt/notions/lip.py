@@ -92,7 +92,7 @@ def lift_extremes(joint: Joint, q: np.ndarray) -> tuple[float, float]:
     if not used.any():
         return 0.0, 0.0
     cond, lam = cond[:, used], np.broadcast_to(lam[used], cond[:, used].shape)
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):
         log_lift = np.log(cond) - np.log(lam)
     log_lift = np.where((cond == 0) & (lam == 0), 0.0, log_lift)
     return max(float(-log_lift.min()), 0.0), max(float(log_lift.max()), 0.0)

@@ -1,0 +1,54 @@
+"""Priors and correlations estimated from the shipped real data (SPEC §7).
+
+adult.csv: UCI Adult census extract (1994 census; UCI Machine Learning Repository), 30,162 rows.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+
+from .errors import ProblemError
+from .problem import Joint
+
+WORKCLASS_GROUPS = {
+    "Private": "Private",
+    "Self-emp-not-inc": "Self-employed",
+    "Self-emp-inc": "Self-employed",
+    "Federal-gov": "Government",
+    "Local-gov": "Government",
+    "State-gov": "Government",
+    "Without-pay": "Without-pay",
+    "Never-worked": "Without-pay",
+}
+WORKCLASS_LABELS = ["Private", "Self-employed", "Government", "Without-pay"]
+INCOME_LABELS = ["<=50K", ">50K"]
+
+
+def adult_rows(path) -> list[dict]:
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            return list(csv.DictReader(f))
+    except OSError as e:
+        raise ProblemError(f"cannot read {path}: {e.strerror}") from None
+
+
+def adult_workclass_income(path, rows: list[dict] | None = None) -> Joint:
+    """Secret G = income (<=50K, >50K), data X = work class in 4 groups (LIP-TDSC §5.2.2).
+
+    Returns the empirical joint: Pr(G) and Pr(X | G) as relative frequencies.
+    """
+    rows = adult_rows(path) if rows is None else rows
+    counts = np.zeros((len(INCOME_LABELS), len(WORKCLASS_LABELS)))
+    for r in rows:
+        g = INCOME_LABELS.index(r["income"].strip())
+        x = WORKCLASS_LABELS.index(WORKCLASS_GROUPS[r["type_employer"].strip()])
+        counts[g, x] += 1
+    return Joint(counts.sum(axis=1) / counts.sum(), counts / counts.sum(axis=1, keepdims=True))
+
+
+def default_data_dir() -> Path:
+    """`shared/data` beside the checkout (where the project keeps the real data)."""
+    return Path(__file__).resolve().parents[2] / "shared" / "data"
