@@ -152,6 +152,12 @@ def solve_highs(prog: Program, ipm: bool = False) -> RawSolution:
 
 
 CVXPY_SOLVERS = ("CLARABEL", "ECOS", "SCS")
+SOLVER_OPTIONS = {
+    # tighter than the defaults (1e-8): channel entries feed log-ratios in the re-audit
+    "CLARABEL": {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10},
+    "ECOS": {"abstol": 1e-10, "reltol": 1e-10, "feastol": 1e-10},
+    "SCS": {"max_iters": 20000, "eps_abs": 1e-9, "eps_rel": 1e-9},
+}
 
 
 def solve_cvxpy(prog: Program, problem, solver: str) -> RawSolution:
@@ -168,7 +174,7 @@ def solve_cvxpy(prog: Program, problem, solver: str) -> RawSolution:
         cons += notion.conic(problem, q)
     model = cp.Problem(cp.Minimize(prog.c @ z), cons)
     try:
-        kwargs = {"max_iters": 20000, "eps": 1e-9} if solver == "SCS" else {}
+        kwargs = SOLVER_OPTIONS.get(solver, {})
         model.solve(solver=solver, **kwargs)
     except cp.error.SolverError as e:
         return RawSolution("failed", None, None, None, f"{solver}: {e}")

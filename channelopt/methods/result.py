@@ -11,8 +11,11 @@ NEGATIVE_TOL = 1e-9
 """Entries in [-NEGATIVE_TOL, 0) are solver noise and set to 0; anything more negative is an error."""
 ROW_TOL = 1e-8
 """Rows whose sums are off by at most this are renormalized; more is an error."""
-UNUSED_COLUMN = 1e-11
-"""A column whose largest entry is below this is an output the solver did not use: set to 0."""
+NEGLIGIBLE_COLUMN = 1e-6
+"""An output whose probability is below this from every input is merged into the most likely
+output. Merging outputs is post-processing (000 Lemma 1): for the exact solution it cannot
+increase any leakage, while an interior-point solver's ~1e-9 absolute noise on such a column
+would otherwise show up as a large *relative* (log-ratio) error."""
 
 
 def clean(q: np.ndarray) -> tuple[np.ndarray | None, str]:
@@ -28,7 +31,11 @@ def clean(q: np.ndarray) -> tuple[np.ndarray | None, str]:
         x, y = np.unravel_index(np.argmin(q), q.shape)
         return None, f"entry q[{x}][{y}] = {q[x, y]:.3g} is negative beyond {NEGATIVE_TOL:g}"
     q = np.maximum(q, 0.0)
-    q[:, q.max(axis=0) < UNUSED_COLUMN] = 0.0
+    negligible = q.max(axis=0) < NEGLIGIBLE_COLUMN
+    if negligible.any() and not negligible.all():
+        target = int(np.argmax(np.where(negligible, -1.0, q.sum(axis=0))))
+        q[:, target] += q[:, negligible].sum(axis=1)
+        q[:, negligible] = 0.0
     sums = q.sum(axis=1)
     worst = int(np.argmax(np.abs(sums - 1)))
     if abs(sums[worst] - 1) > ROW_TOL:

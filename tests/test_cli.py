@@ -1,0 +1,134 @@
+"""The command line: JSON keys, exit codes, one-line errors, no partial output."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import channelopt as co
+from channelopt.cli import main
+
+
+def run(args, capsys):
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_solve_json_has_the_documented_keys(problems_dir, capsys):
+    code, out, err = run(["solve", str(problems_dir / "lip_cns_example1.toml"), "--json"], capsys)
+    assert code == 0 and err == ""
+    doc = json.loads(out)
+    for key in ("status", "objective", "channel", "leakage", "certificate", "solver", "time_s"):
+        assert key in doc
+    assert doc["status"] == "optimal"
+    assert set(doc["leakage"]) == {"lip"}
+    q = np.array(doc["channel"])
+    assert q.shape == (2, 2) and np.allclose(q.sum(axis=1), 1)
+
+
+def test_alip_and_idldp_leakage_shapes(problems_dir, capsys):
+    _, out, _ = run(["solve", str(problems_dir / "alip_binary.toml"), "--json"], capsys)
+    assert set(json.loads(out)["leakage"]["alip"]) == {"lower", "upper"}
+    _, out, _ = run(["solve", str(problems_dir / "idldp_toy.toml"), "--json"], capsys)
+    assert json.loads(out)["leakage"]["id-ldp"] <= 1 + 1e-7
+
+
+def test_solver_flag_is_used(problems_dir, capsys):
+    _, out, _ = run(["solve", str(problems_dir / "ldp_uniform_grr.toml"), "--json", "--solver", "CLARABEL"], capsys)
+    assert json.loads(out)["solver"] == "CLARABEL"
+
+
+def test_infeasible_problem_exits_1_with_json(tmp_path, capsys):
+    f = tmp_path / "di.toml"
+    f.write_text('[input]\nprior = [0.1, 0.9]\n[[privacy]]\nnotion = "di"\nepsilon = 1.0\n[utility]\nkind = "hamming"\n')
+    code, out, _ = run(["solve", str(f), "--json"], capsys)
+    assert code == 1 and json.loads(out)["status"] == "infeasible"
+
+
+def test_audit_command(problems_dir, tmp_path, capsys):
+    ch = tmp_path / "q.csv"
+    ch.write_text("0.8,0.2\n0.2,0.8\n")
+    code, out, _ = run(["audit", str(problems_dir / "lip_cns_example1.toml"), "--channel", str(ch), "--json"], capsys)
+    doc = json.loads(out)
+    # P = (0.9, 0.1): lam = (0.74, 0.26); lifts 0.8/0.74, 0.2/0.74, 0.2/0.26, 0.8/0.26 -> max |log| = ln(0.74/0.2)
+    assert doc["leakage"]["lip"] == pytest.approx(np.log(0.74 / 0.2))
+    assert doc["measures"]["ldp"] == pytest.approx(np.log(4))
+    assert code == 0 and doc["satisfied"]["lip"]
+
+
+def test_audit_reports_violation_with_exit_1(problems_dir, tmp_path, capsys):
+    ch = tmp_path / "q.csv"
+    ch.write_text("1,0\n0,1\n")
+    code, out, _ = run(["audit", str(problems_dir / "lip_cns_example1.toml"), "--channel", str(ch), "--json"], capsys)
+    assert code == 1 and json.loads(out)["leakage"]["lip"] == "Infinity"
+
+
+BAD = {
+    "prior_sum": ('[input]\nprior = [0.5, 0.4]\n', "input.prior must sum to 1"),
+    "prior_neg": ('[input]\nprior = [1.5, -0.5]\n', "input.prior[1] must be >= 0"),
+    "prior_nan": ('[input]\nprior = [nan, 0.5]\n', "input.prior must contain only finite"),
+    "prior_zero": ('[input]\nprior = [1.0, 0.0]\n', "input.prior[1] is 0"),
+    "values_len": ('[input]\nprior = [0.5, 0.5]\nvalues = [1, 2, 3]\n', "input.values must have 2 entries"),
+    "eps_neg": ('[input]\nprior = [0.5, 0.5]\n[[privacy]]\nnotion = "lip"\nepsilon = -1\n', "privacy[0].epsilon must be a finite number > 0"),
+    "eps_inf": ('[input]\nprior = [0.5, 0.5]\n[[privacy]]\nnotion = "lip"\nepsilon = inf\n', "privacy[0].epsilon"),
+    "delta": ('[input]\nprior = [0.5, 0.5]\n[[privacy]]\nnotion = "approx-lip"\nepsilon = 1\ndelta = 1.0\n', "privacy[0].delta must be a number in [0, 1)"),
+    "latent_rows": ('[input]\nprior = [0.5, 0.5]\n[latent]\nprior = [0.5, 0.5]\nconditional = [[0.5, 0.6], [0.5, 0.5]]\n', "latent.conditional[0] must sum to 1"),
+    "latent_incons": ('[input]\nprior = [0.5, 0.5]\n[latent]\nprior = [0.5, 0.5]\nconditional = [[0.9, 0.1], [0.6, 0.4]]\n', "latent: prior @ conditional must equal input.prior"),
+    "pairs": ('[input]\nprior = [0.5, 0.5]\n[[privacy]]\nnotion = "pufferfish"\nepsilon = 1\npairs = [[0, 5]]\n', "privacy[0].pairs names unknown secret"),
+    "notion": ('[input]\nprior = [0.5, 0.5]\n[[privacy]]\nnotion = "lpd"\nepsilon = 1\n', "privacy[0].notion must be one of"),
+    "utility": ('[input]\nprior = [0.5, 0.5]\n[[privacy]]\nnotion = "lip"\nepsilon = 1\n[utility]\nkind = "hammming"\n', "utility.kind must be one of"),
+    "solver": ('[input]\nprior = [0.5, 0.5]\n[[privacy]]\nnotion = "lip"\nepsilon = 1\n[solver]\nname = "GUROBI"\n', "solver.name must be one of"),
+    "toml": ('[input\nprior = [0.5, 0.5]\n', "malformed TOML"),
+    "unknown_key": ('[input]\nprior = [0.5, 0.5]\n[[privacy]]\nnotion = "lip"\nepsilom = 1\n', "unknown key 'epsilom'"),
+    "idldp_len": ('[input]\nprior = [0.5, 0.5]\n[[privacy]]\nnotion = "id-ldp"\nepsilons = [1, 2, 3]\n', "privacy[0].epsilons must have 2 entries"),
+    "box_empty": ('[input]\nprior = [0.5, 0.5]\n[[privacy]]\nnotion = "bp-lip"\nepsilon = 1\nprior_lower = [0.6, 0.6]\nprior_upper = [0.9, 0.9]\n', "the prior box is empty"),
+    "no_privacy": ('[input]\nprior = [0.5, 0.5]\n[utility]\nkind = "hamming"\n', "at least one privacy table"),
+}
+TAIL = '[[privacy]]\nnotion = "lip"\nepsilon = 1\n[utility]\nkind = "hamming"\n'
+
+
+@pytest.mark.parametrize("case", BAD, ids=list(BAD))
+def test_bad_input_exits_2_with_one_line_naming_the_key(case, tmp_path, capsys):
+    text, needle = BAD[case]
+    if "[[privacy]]" not in text and case not in ("toml", "no_privacy"):
+        text += TAIL
+    elif "[utility]" not in text and case != "toml":
+        text += '[utility]\nkind = "hamming"\n'
+    f = tmp_path / "bad.toml"
+    f.write_text(text)
+    out_file = tmp_path / "result.json"
+    code, out, err = run(["solve", str(f), "--json", "--out", str(out_file)], capsys)
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and needle in err, err
+    assert not out_file.exists()
+
+
+def test_python_api_raises_problem_error():
+    with pytest.raises(co.ProblemError, match="input.prior must sum to 1"):
+        co.Problem(prior=[0.5, 0.6])
+    p = co.Problem(prior=[5, 5], normalize=True)
+    assert np.allclose(p.prior, [0.5, 0.5])
+
+
+def test_missing_file_and_bad_channel_csv(problems_dir, tmp_path, capsys):
+    code, out, err = run(["solve", str(tmp_path / "nope.toml")], capsys)
+    assert code == 2 and "file not found" in err and out == ""
+    ch = tmp_path / "q.csv"
+    ch.write_text("0.5,0.6\n0.5,0.5\n")
+    code, out, err = run(["audit", str(problems_dir / "lip_cns_example1.toml"), "--channel", str(ch)], capsys)
+    assert code == 2 and "row 0 must sum to 1" in err
+
+
+def test_usage_errors_are_one_line(capsys):
+    code, out, err = run(["frobnicate"], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1
+
+
+def test_console_script_runs(problems_dir):
+    proc = subprocess.run([sys.executable, "-m", "channelopt.cli", "solve", str(problems_dir / "ldp_uniform_grr.toml")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0 and "optimal" in proc.stdout

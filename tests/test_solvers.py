@@ -1,0 +1,131 @@
+"""Cross-solver agreement, brute force on small cases, certificates, cleaning and re-audit."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+import channelopt as co
+from channelopt.methods.result import clean
+from conftest import PROBLEMS
+
+LP_SOLVERS = ["HIGHS", "HIGHS-IPM", "CLARABEL", "ECOS", "SCS"]
+CONIC_SOLVERS = ["CLARABEL", "ECOS", "SCS"]
+TOL = {"lp": 1e-6, "conic": 1e-4}
+
+
+def linear_problems():
+    out = []
+    for path in PROBLEMS:
+        p = co.load_problem(path)
+        if all(n.linear_form for n in p.privacy):
+            out.append(path)
+    return out
+
+
+@pytest.mark.parametrize("solver", LP_SOLVERS[1:])
+@pytest.mark.parametrize("path", linear_problems(), ids=lambda p: p.stem)
+def test_linear_problems_agree_across_solvers(path, solver):
+    problem = co.load_problem(path)
+    base = co.solve(problem, solver="HIGHS", fallback=False)
+    other = co.solve(problem, solver=solver, fallback=False)
+    assert base.ok and other.ok, other.message
+    assert other.objective == pytest.approx(base.objective, rel=TOL["lp"], abs=TOL["lp"])
+
+
+@pytest.mark.parametrize("solver", CONIC_SOLVERS)
+def test_conic_problem_agrees_across_solvers(solver, problems_dir):
+    problem = co.load_problem(problems_dir / "mip_binary.toml")
+    r = co.solve(problem, solver=solver, fallback=False)
+    assert r.status in ("optimal", "inaccurate")
+    if r.ok:
+        ref = co.solve(problem, solver="CLARABEL", fallback=False)
+        assert r.objective == pytest.approx(ref.objective, rel=TOL["conic"], abs=TOL["conic"])
+
+
+def test_lp_certificate_is_a_valid_lower_bound_and_tight():
+    r = np.random.default_rng(3)
+    for _ in range(5):
+        d = 6
+        P = r.dirichlet(np.ones(d))
+        p = co.Problem(prior=P, privacy=[co.LIP(0.7)], utility=co.Distortion("distortion", matrix=r.random((d, d))))
+        res = co.solve(p)
+        c = res.certificate
+        assert c["method"] == "lp-duality"
+        assert c["lower_bound"] <= res.objective + 1e-12
+        assert c["gap"] < 1e-8
+
+
+# --- brute force --------------------------------------------------------------------------
+
+def test_lip_binary_lp_matches_a_fine_grid():
+    P1, eps = 0.3, 0.8
+    p = co.Problem(prior=[1 - P1, P1], privacy=[co.LIP(eps)], utility=co.Distortion("mae", ), values=[0, 1])
+    lp = co.solve(p).objective
+    g = np.linspace(0, 1, 2001)
+    a, b = np.meshgrid(g, g, indexing="ij")  # a = q[0,1], b = q[1,0]
+    lam1 = (1 - P1) * a + P1 * (1 - b)
+    lam0 = 1 - lam1
+    e = np.exp(eps)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ok = np.ones_like(a, dtype=bool)
+        for qx, lam in (((1 - a), lam0), (b, lam0), (a, lam1), ((1 - b), lam1)):
+            ok &= (qx <= e * lam + 1e-15) & (lam <= e * qx + 1e-15)
+    err = (1 - P1) * a + P1 * b
+    best = err[ok].min()
+    assert lp <= best + 1e-12          # the LP is a lower bound on every grid channel
+    assert best - lp < 2e-3            # and the grid comes within its resolution
+
+
+def test_pufferfish_lp_matches_a_fine_grid():
+    # ternary X, binary secret, binary output: q[x, 0] on a grid of step 1/200
+    pg = np.array([0.6, 0.4])
+    T = np.array([[0.5, 0.3, 0.2], [0.2, 0.3, 0.5]])
+    eps = 0.5
+    D = np.array([[0.0, 1.0], [0.5, 0.5], [1.0, 0.0]])
+    p = co.Problem(prior=pg @ T, latent={"prior": pg, "conditional": T}, privacy=[co.Pufferfish(eps)],
+                   output_size=2, utility=co.Distortion("distortion", matrix=D))
+    lp = co.solve(p).objective
+    g = np.linspace(0, 1, 201)
+    Q0 = np.array(list(itertools.product(g, repeat=3)))            # q[:, 0]
+    Q = np.stack([Q0, 1 - Q0], axis=2)                               # n x 3 x 2
+    cond = np.einsum("gx,nxy->ngy", T, Q)
+    e = np.exp(eps)
+    ok = np.all(cond[:, 0] <= e * cond[:, 1] + 1e-15, axis=1) & np.all(cond[:, 1] <= e * cond[:, 0] + 1e-15, axis=1)
+    P = pg @ T
+    cost = np.einsum("x,nxy,xy->n", P, Q, D)
+    best = cost[ok].min()
+    assert lp <= best + 1e-12
+    assert best - lp < 5e-3
+
+
+# --- cleaning never hides a violation ------------------------------------------------------
+
+def test_cleaning_removes_noise_only():
+    q = np.array([[0.6, 0.4 + 1e-12, -1e-13], [0.3, 0.7, 0.0]])
+    c, why = clean(q)
+    assert why == "" and c.min() >= 0 and np.allclose(c.sum(axis=1), 1, atol=1e-15)
+    assert clean(np.array([[0.5, 0.5 + 1e-6], [0.5, 0.5]]))[0] is None
+    assert clean(np.array([[1.0 + 1e-7, -1e-7], [0.5, 0.5]]))[0] is None
+
+
+def test_perturbed_optimum_is_reported_not_returned_as_optimal(monkeypatch):
+    import channelopt.methods as methods
+
+    p = co.Problem(prior=[0.1, 0.2, 0.7], privacy=[co.LIP(1.0)], utility=co.Distortion("hamming"))
+    real = methods._run
+
+    def tampered(prog, problem, solver):
+        raw = real(prog, problem, solver)
+        z = raw.z.copy()
+        q = prog.channel(z)
+        q[0] = [0.9, 0.05, 0.05]  # a real LIP violation, far above solver noise
+        z[: q.size] = q.ravel()
+        raw.z = z
+        return raw
+
+    monkeypatch.setattr(methods, "_run", tampered)
+    r = co.solve(p)
+    assert r.status == "inaccurate"
+    assert not r.satisfied["lip"]
+    assert [a["solver"] for a in r.attempts] == list(methods.LP_ORDER)
