@@ -246,3 +246,29 @@ def test_minimax_distortion_over_prior_set_is_the_worst_case():
         single = co.solve(co.Problem(prior=pr, privacy=[co.LDP(1.0)], utility=co.Distortion("distortion", matrix=D)))
         assert r.objective >= single.objective - 1e-9
         assert r.objective <= max(float(np.sum(np.array(o)[:, None] * single.channel * D)) for o in priors) + 1e-9
+
+
+# --- utilities -------------------------------------------------------------------------------
+
+def test_value_based_distortions_scale_hamming_on_two_values():
+    # with values (0, 2), |a_x - a_y| = 2 * 1[x != y] and (a_x - a_y)^2 = 4 * 1[x != y]
+    base = dict(prior=[0.7, 0.3], privacy=[co.LIP(1.0)], values=[0, 2])
+    ham = co.solve(co.Problem(utility=co.Distortion("hamming"), **base)).objective
+    mae = co.solve(co.Problem(utility=co.Distortion("mae"), **base)).objective
+    sq = co.solve(co.Problem(utility=co.Distortion("squared"), **base)).objective
+    assert mae == pytest.approx(2 * ham) and sq == pytest.approx(4 * ham)
+
+
+def test_extra_outputs_cannot_lower_hamming():
+    # outputs beyond the input alphabet are an error for every input
+    base = dict(prior=[0.2, 0.3, 0.5], privacy=[co.LIP(0.7)], utility=co.Distortion("hamming"))
+    assert co.solve(co.Problem(output_size=5, **base)).objective == pytest.approx(
+        co.solve(co.Problem(**base)).objective, abs=1e-9)
+
+
+def test_value_distortion_needs_output_values_when_sizes_differ():
+    with pytest.raises(co.ProblemError, match="output.values is required"):
+        co.Problem(prior=[0.5, 0.5], privacy=[co.LDP(1)], utility=co.Distortion("mae"), output_size=3)
+    p = co.Problem(prior=[0.5, 0.5], privacy=[co.LDP(1)], utility=co.Distortion("mae"), output_size=3,
+                   output_values=[0, 0.5, 1])
+    assert co.solve(p).ok
