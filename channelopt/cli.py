@@ -70,12 +70,13 @@ def _solve(args) -> int:
                 print(f"leakage {k}: {_fmt_leak(v)}  [{mark}]")
         if result.certificate:
             c = result.certificate
-            if "lower_bound" in c:
-                print(f"certificate: {c['method']}, lower bound {c['lower_bound']:.10g}, gap {c['gap']:.3g}")
+            side = "lower_bound" if "lower_bound" in c else "upper_bound" if "upper_bound" in c else None
+            if side:
+                print(f"certificate: {c['method']}, {side.replace('_', ' ')} {c[side]:.10g}, gap {c['gap']:.3g}")
             else:
                 print(f"certificate: {c['method']}: {c.get('note', '')}")
         print(f"solver:    {result.solver} via {result.method}, {result.time_s:.3f} s")
-    return 0 if result.ok else 1
+    return 0 if result.status in ("optimal", "local") else 1
 
 
 def _audit(args) -> int:

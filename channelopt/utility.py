@@ -34,7 +34,7 @@ class Distortion:
 
     def __post_init__(self):
         if self.kind not in LINEAR_KINDS:
-            raise ProblemError(f"utility.kind must be one of {', '.join(UTILITY_KINDS)}, got {self.kind!r}")
+            raise ProblemError(f"utility.kind must be one of {', '.join(LINEAR_KINDS)} for Distortion, got {self.kind!r}")
         if (self.matrix is None) != (self.kind != "distortion"):
             raise ProblemError("utility.matrix is required for kind = 'distortion' and only allowed there")
         if (self.prior_lower is None) != (self.prior_upper is None):
@@ -98,7 +98,6 @@ class Distortion:
 
 
 LINEAR_KINDS = ("hamming", "mae", "squared", "distortion")
-UTILITY_KINDS = LINEAR_KINDS
 
 
 def parse_utility(table) -> Any:
@@ -107,8 +106,113 @@ def parse_utility(table) -> Any:
     kind = table.get("kind")
     if kind not in UTILITY_KINDS:
         raise ProblemError(f"utility.kind must be one of {', '.join(UTILITY_KINDS)}, got {kind!r}")
+    if kind in BAYES_KINDS:
+        allowed = {"kind", "weight", "offset", "normalized"}
+        unknown = sorted(set(table) - allowed)
+        if unknown:
+            raise ProblemError(f"utility: unknown key {unknown[0]!r} for kind {kind!r} (allowed: {', '.join(sorted(allowed))})")
+        return Bayes(**table)
     allowed = {"kind", "matrix", "priors", "prior_lower", "prior_upper"}
     unknown = sorted(set(table) - allowed)
     if unknown:
         raise ProblemError(f"utility: unknown key {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})")
     return Distortion(**{k: table[k] for k in table})
+
+
+def entropy_rows(V: np.ndarray) -> np.ndarray:
+    """Shannon entropy (nats) of each row of V."""
+    V = np.asarray(V, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(V > 0, V * np.log(V), 0.0)
+    return -t.sum(axis=-1)
+
+
+@dataclass(frozen=True)
+class Bayes:
+    """A utility of the form sum_y lam[y] phi(post_y) (SPEC §3.2-3.3, §4), phi convex.
+
+    kind = "bayes-mse":       MSE of the curator's MMSE estimate of h(X) = weight * a_X + offset
+                              (summation and weighted summation: 000 Eq 13, 24; f(R) = cR + b of
+                              000 §4.5; 004 Eq 14, 28), phi(pi) = (pi . h)^2, minimized.
+    kind = "histogram-mse":   MSE of the posterior estimate of the one-hot vector of X
+                              (000 Eq 39; 004 Eq 31), phi(pi) = ||pi||^2, minimized.
+    kind = "mutual-information": I(X;Y) in nats, phi = -H(pi), maximized (003 §II-C);
+                              normalized = true reports I(X;Y)/H(X).
+    kind = "map":             Bayes (MAP) accuracy of guessing X from Y, phi = max(pi), maximized.
+
+    All four are per-user values; over N independent users the totals add (000 Theorem 1).
+    """
+
+    kind: str = "bayes-mse"
+    weight: float = 1.0
+    offset: float = 0.0
+    normalized: bool = False
+    linear: ClassVar[bool] = False
+
+    def __post_init__(self):
+        if self.kind not in BAYES_KINDS:
+            raise ProblemError(f"utility.kind must be one of {', '.join(UTILITY_KINDS)}, got {self.kind!r}")
+        for k in ("weight", "offset"):
+            v = getattr(self, k)
+            if isinstance(v, bool) or not isinstance(v, (int, float, np.floating)) or not np.isfinite(v):
+                raise ProblemError(f"utility.{k} must be a finite number, got {v!r}")
+        if not isinstance(self.normalized, bool):
+            raise ProblemError(f"utility.normalized must be true or false, got {self.normalized!r}")
+        if self.normalized and self.kind != "mutual-information":
+            raise ProblemError("utility.normalized applies to kind = 'mutual-information' only")
+
+    @property
+    def sense(self) -> str:
+        return "min" if self.kind.endswith("mse") else "max"
+
+    def validate(self, problem) -> None:
+        if self.normalized and entropy_rows(problem.prior) <= 0:
+            raise ProblemError("utility.normalized needs H(X) > 0")
+
+    def target(self, problem) -> np.ndarray:
+        return self.weight * problem.values + self.offset
+
+    def phi(self, problem, V: np.ndarray) -> np.ndarray:
+        """phi of each posterior (rows of V)."""
+        V = np.atleast_2d(V)
+        if self.kind == "bayes-mse":
+            return (V @ self.target(problem)) ** 2
+        if self.kind == "histogram-mse":
+            return np.sum(V * V, axis=1)
+        if self.kind == "mutual-information":
+            return -entropy_rows(V)
+        return V.max(axis=1)
+
+    def from_gain(self, problem, gain: float) -> float:
+        """The natural value (CLI.md `objective`) from G = sum_y lam[y] phi(post_y)."""
+        P = problem.prior
+        if self.kind == "bayes-mse":
+            return float(P @ self.target(problem) ** 2 - gain)
+        if self.kind == "histogram-mse":
+            return float(1.0 - gain)
+        if self.kind == "mutual-information":
+            info = float(entropy_rows(P) + gain)
+            return info / float(entropy_rows(P)) if self.normalized else info
+        return float(gain)
+
+    def gain(self, problem, q: np.ndarray) -> float:
+        joint = problem.prior[:, None] * np.asarray(q)
+        lam = joint.sum(axis=0)
+        used = lam > 0
+        post = (joint[:, used] / lam[used]).T
+        return float(lam[used] @ self.phi(problem, post))
+
+    def evaluate(self, problem, q: np.ndarray) -> float:
+        return self.from_gain(problem, self.gain(problem, q))
+
+    def to_table(self) -> dict:
+        out = {"kind": self.kind}
+        if self.kind == "bayes-mse":
+            out.update(weight=self.weight, offset=self.offset)
+        if self.normalized:
+            out["normalized"] = True
+        return out
+
+
+BAYES_KINDS = ("bayes-mse", "histogram-mse", "mutual-information", "map")
+UTILITY_KINDS = LINEAR_KINDS + BAYES_KINDS

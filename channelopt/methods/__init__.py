@@ -1,6 +1,14 @@
 """Solver front-end: choose the method, run the solvers (with fallback), clean, re-audit, certify.
 
 Methods:
+  "posterior-lp"  a Bayes utility (bayes-mse, histogram-mse, mutual-information, map) and only
+          column-homogeneous notions: the posterior-space LP (SPEC §4), by vertex enumeration for
+          d <= ENUMERATE_MAX_D and by column generation with certified pricing above. Certified
+          global optimum with an explicit bound and gap.
+  "local" a Bayes utility with a notion that is not column-homogeneous (approx-lip, mil, mip), or
+          an output alphabet smaller than the certified optimum needs: multi-start SLSQP on q, a
+          local solution (status "local"), with the bound of the posterior-space LP of the
+          homogeneous notions alone (a relaxation) and the gap to it.
   "lp"    every notion is linear and the utility is an expected distortion: one LP, solved by
           HiGHS by default. The optimum is certified by a dual bound computed here from the
           solver's multipliers (weak duality: valid whatever the solver did).
@@ -21,18 +29,23 @@ import numpy as np
 from ..audit import audit
 from ..errors import ProblemError
 from ..problem import SOLVERS, Problem
+from .local import local_search
 from .lp import Program, RawSolution, build, solve_cvxpy, solve_highs
+from .posterior import channel_from_weights, column_generation, enumerate_and_solve, posterior_rows
 from .result import Result, clean
 
 LP_ORDER = ("HIGHS", "CLARABEL", "ECOS", "SCS")
 CONIC_ORDER = ("CLARABEL", "ECOS", "SCS")
 
 
+ENUMERATE_MAX_D = 8
+
+
 def method_for(problem: Problem) -> str:
     if problem.utility is None:
         raise ProblemError("utility is required to solve (add a [utility] table)")
-    if not getattr(problem.utility, "linear", False):
-        raise ProblemError(f"utility.kind {problem.utility.kind!r} is not a linear utility")
+    if not problem.utility.linear:
+        return "posterior-lp" if all(n.homogeneous for n in problem.privacy) else "local"
     return "lp" if all(n.linear_form for n in problem.privacy) else "conic"
 
 
@@ -52,17 +65,25 @@ def _run(prog: Program, problem: Problem, solver: str) -> RawSolution:
     return solve_cvxpy(prog, problem, solver)
 
 
-def solve(problem: Problem, solver: str | None = None, *, fallback: bool = True) -> Result:
+def solve(problem: Problem, solver: str | None = None, *, fallback: bool = True,
+          bayes_options: dict | None = None) -> Result:
     """The optimal channel for `problem`, re-audited before it is returned.
 
     solver: None (the problem's own choice, default "auto"), or one of SOLVERS.
     fallback: try the next solver in the documented order when one fails or is inaccurate.
+    bayes_options: for Bayes utilities, e.g. {"posterior": "enumerate" | "columns"},
+        {"starts": 20, "seed": 0} for the local method.
     """
     solver = problem.solver if solver is None else solver
     if solver not in SOLVERS:
         raise ProblemError(f"solver must be one of {', '.join(SOLVERS)}, got {solver!r}")
     t0 = time.perf_counter()
     method = method_for(problem)
+    if method in ("posterior-lp", "local"):
+        result = solve_bayes(problem, method, **(bayes_options or {}))
+        result.time_s = time.perf_counter() - t0
+        result.timings["total_s"] = result.time_s
+        return result
     prog = build(problem)
     t_compile = time.perf_counter() - t0
     attempts = []
@@ -122,6 +143,87 @@ def _finish(problem: Problem, prog: Program, raw: RawSolution, solver: str, meth
         status, message = "inaccurate", f"{solver} reported {raw.message}"
     return Result(status, q, objective, report.leakage, report.satisfied, report.measures,
                   certificate, solver, method, message=message)
+
+
+def solve_bayes(problem: Problem, method: str, posterior: str = "auto", starts: int = 20,
+                seed: int = 0) -> Result:
+    """Bayes utilities: certified posterior-space LP, or a local solution with a relaxation bound."""
+    t0 = time.perf_counter()
+    util, P = problem.utility, problem.prior
+    homogeneous = [n for n in problem.privacy if n.homogeneous]
+    relaxed = Problem(prior=P, latent=problem.latent, values=problem.values, privacy=homogeneous,
+                      utility=util, output_size=problem.output_size)
+    A = posterior_rows(relaxed)
+    if A.size and np.max(A @ P) > 1e-12:
+        # every channel's posteriors average to the prior, and K is convex: P must lie in K
+        return Result("infeasible", method=method, solver="HIGHS",
+                      message="no channel satisfies the notions: the prior itself is not an admissible posterior",
+                      timings={"solve_s": time.perf_counter() - t0})
+    if posterior == "enumerate" or (posterior == "auto" and problem.d <= ENUMERATE_MAX_D):
+        try:
+            V, w, gain, bound, info = enumerate_and_solve(relaxed, A)
+            info["algorithm"] = "vertex-enumeration"
+        except ProblemError:
+            if posterior == "enumerate":
+                raise
+            V, w, gain, bound, info = column_generation(relaxed, A)
+            info["algorithm"] = "column-generation"
+    else:
+        V, w, gain, bound, info = column_generation(relaxed, A)
+        info["algorithm"] = "column-generation"
+    q = channel_from_weights(V, w, P)
+    t_solve = time.perf_counter() - t0
+    natural_bound = util.from_gain(problem, bound)
+    side = "lower_bound" if util.sense == "min" else "upper_bound"
+    attempts = [{"solver": "HIGHS", "status": "optimal", "solve_s": t_solve, "message": info["algorithm"]}]
+    reasons = []
+    if method == "local":
+        reasons.append("notions " + ", ".join(n.name for n in problem.privacy if not n.homogeneous)
+                       + " are not column-homogeneous")
+    if q.shape[1] > problem.m:
+        reasons.append(f"the certified optimum uses {q.shape[1]} outputs but output.size is {problem.m}")
+    if reasons:
+        q_local, _, feasible = local_search(problem, starts=starts, seed=seed,
+                                            init=[_merge_columns(q, problem.m)] if q.shape[1] > problem.m else None)
+        attempts.append({"solver": "SLSQP", "status": "local" if q_local is not None else "failed",
+                         "solve_s": time.perf_counter() - t0 - t_solve, "message": f"{feasible}/{starts} starts feasible"})
+        if q_local is None:
+            return Result("solver-failed", method="local", attempts=attempts,
+                          message="local search found no feasible channel: " + "; ".join(reasons))
+        q = q_local
+    else:
+        q = np.hstack([q, np.zeros((problem.d, problem.m - q.shape[1]))])
+    q, why = clean(q)
+    if q is None:
+        return Result("inaccurate", method=method, attempts=attempts, message=why)
+    report = audit(problem, q)
+    objective = util.evaluate(problem, q)
+    gap = abs(objective - natural_bound)
+    certificate = {"method": "posterior-lp" if not reasons else "relaxation-bound", side: natural_bound,
+                   "gap": gap, **info}
+    if not reasons and (bound - gain) > 1e-7 * max(1.0, abs(gain)):
+        reasons_text = f"column generation stopped ({info.get('stopped')}) before closing the gap"
+        status, message = "local", f"feasible channel within {gap:.3g} of the certified bound; {reasons_text}"
+    elif not reasons:
+        status, message = "optimal", ""
+    else:
+        status, message = (
+            "local", "local solution (SLSQP multi-start), not certified: " + "; ".join(reasons)
+            + f"; the posterior-space LP of the homogeneous notions bounds it within {gap:.3g}")
+    failed = [k for k, ok in report.satisfied.items() if not ok]
+    if failed:
+        status, message = "inaccurate", "re-audit fails for " + ", ".join(failed)
+    return Result(status, q, objective, report.leakage, report.satisfied, report.measures, certificate,
+                  "HIGHS" if not reasons else "SLSQP", "posterior-lp" if not reasons else "local",
+                  timings={"solve_s": time.perf_counter() - t0}, attempts=attempts, message=message)
+
+
+def _merge_columns(q: np.ndarray, m: int) -> np.ndarray:
+    """A start for the fixed-m local search: keep the m heaviest outputs, fold the rest into the first."""
+    order = np.argsort(-q.sum(axis=0))
+    out = q[:, order[:m]].copy()
+    out[:, 0] += q[:, order[m:]].sum(axis=1)
+    return out
 
 
 __all__ = ["Result", "solve", "build", "method_for", "LP_ORDER", "CONIC_ORDER"]

@@ -57,14 +57,15 @@ class Program:
         return float(y_ub @ self.b_ub + y_eq @ self.b_eq + box.sum())
 
 
-def build(problem) -> Program:
-    """Stack the notions' blocks and the utility's cost into one Program."""
+def build(problem, linear_costs: bool = True) -> Program:
+    """Stack the notions' blocks and the utility's cost into one Program (cost 0 when
+    `linear_costs` is False, for methods that bring their own objective)."""
     d, m = problem.d, problem.m
     nq = d * m
     blocks = [(n, n.linear(problem)) for n in problem.privacy if n.linear_form]
     conic = [n for n in problem.privacy if not n.linear_form]
     n_aux = sum(b.n_aux for _, b in blocks)
-    costs = problem.utility.costs(problem)
+    costs = problem.utility.costs(problem) if linear_costs else np.zeros((1, nq))
     minimax = costs.shape[0] > 1
     n = nq + n_aux + (1 if minimax else 0)
 

@@ -1,0 +1,64 @@
+"""A local baseline: multi-start SLSQP directly on q (non-convex for Bayes utilities).
+
+It gives *local* solutions only: no certificate. channelopt uses it where the posterior-space LP
+does not apply (a notion that is not column-homogeneous, or an output alphabet smaller than the
+certified optimum needs), and the tests and benchmarks use it to measure how far a local method
+falls short of the certified optimum.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import minimize
+
+from ..notions import mutual_information
+from .lp import build
+
+
+def local_search(problem, starts: int = 20, seed: int = 0, init: list | None = None,
+                 maxiter: int = 500) -> tuple[np.ndarray | None, float, int]:
+    """Best feasible channel over `starts` SLSQP runs from random channels (plus `init`).
+
+    Returns (channel, gain, number of runs that ended feasible). The utility is maximized as the
+    gain sum_y lam[y] phi(post_y) (SPEC §4), the same quantity the posterior LP certifies.
+    """
+    prog = build(problem, linear_costs=False)
+    d, m, nq = problem.d, problem.m, problem.d * problem.m
+    util = problem.utility
+    rng = np.random.default_rng(seed)
+    A_ub, b_ub, A_eq, b_eq = prog.A_ub.toarray(), prog.b_ub, prog.A_eq.toarray(), prog.b_eq
+    cons = [{"type": "ineq", "fun": lambda z: b_ub - A_ub @ z, "jac": lambda z: -A_ub},
+            {"type": "eq", "fun": lambda z: A_eq @ z - b_eq, "jac": lambda z: A_eq}]
+    for notion in prog.conic:  # MIP: I(X;Y) <= eps as a smooth inequality
+        cons.append({"type": "ineq", "fun": lambda z, n=notion: n.epsilon - mutual_information(
+            problem.prior, np.clip(z[:nq], 0, None).reshape(d, m))})
+    bounds = list(zip(prog.lb, np.where(np.isinf(prog.ub), None, prog.ub)))
+    bounds = [(lo if np.isfinite(lo) else None, hi) for lo, hi in bounds]
+
+    def negative_gain(z):
+        q = np.clip(z[:nq], 0, None).reshape(d, m)
+        return -util.gain(problem, q)
+
+    starts_z = []
+    for q0 in (init or []):
+        z = np.zeros(prog.n)
+        z[:nq] = np.asarray(q0).ravel()
+        starts_z.append(z)
+    for _ in range(starts):
+        z = np.zeros(prog.n)
+        z[:nq] = rng.dirichlet(np.ones(m), size=d).ravel()
+        z[nq:] = np.clip(rng.random(prog.n - nq), prog.lb[nq:], np.minimum(prog.ub[nq:], 1.0))
+        starts_z.append(z)
+    best, best_gain, feasible = None, -np.inf, 0
+    for z0 in starts_z:
+        res = minimize(negative_gain, z0, method="SLSQP", constraints=cons, bounds=bounds,
+                       options={"maxiter": maxiter, "ftol": 1e-12})
+        z = res.x
+        ok = (np.all(A_ub @ z - b_ub <= 1e-7) and np.all(np.abs(A_eq @ z - b_eq) <= 1e-7)
+              and all(c["fun"](z) >= -1e-7 for c in cons[2:]))
+        if not ok:
+            continue
+        feasible += 1
+        if -res.fun > best_gain:
+            best, best_gain = np.clip(z[:nq], 0, None).reshape(d, m), -res.fun
+    return best, best_gain, feasible

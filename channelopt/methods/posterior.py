@@ -1,0 +1,344 @@
+"""Certified global optima for Bayes utilities: the posterior-space LP (SPEC §4).
+
+For a column-homogeneous notion, `C q[:, y] <= 0` is equivalent to `C diag(1/P) post_y <= 0`
+(substitute q[x,y] = post_y[x] lam[y] / P[x]; lam[y] > 0 cancels), so the admissible posteriors
+form a polytope K in the simplex. A channel is a way of writing P = sum_y lam[y] post_y with
+post_y in K, and the utility sum_y lam[y] phi(post_y) with phi convex is maximized at vertices of
+K: the problem is the LP
+
+    maximize sum_v w_v phi(v)   subject to   sum_v w_v v = P,  w >= 0,
+
+over the vertex set of K. Its optimum is the global optimum over all channels (of any output
+size), it uses at most d outputs (000 Lemma 4), and the LP dual gives the certificate: for any
+mu, sum_v w_v phi(v) <= mu . P + max_v (phi(v) - mu . v) (because sum_v w_v = 1), evaluated
+here over every vertex, independently of the solver.
+
+Vertices are enumerated with Qhull (scipy.spatial.HalfspaceIntersection) in the (d-1)-dimensional
+coordinates of the simplex's affine hull, from the interior point P (strictly inside K for every
+notion whose budget is positive, since post = P means Y independent of X), and each vertex is
+checked against the constraints before use.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.linalg import null_space
+from scipy.optimize import linprog
+from scipy.spatial import HalfspaceIntersection
+
+from ..errors import ProblemError
+
+VERTEX_TOL = 1e-9
+"""A vertex from Qhull is kept if it violates no constraint by more than this (then projected)."""
+
+
+def posterior_rows(problem) -> np.ndarray:
+    """A (r x d) with A @ post <= 0 for every admissible posterior; ProblemError if some notion is
+    not homogeneous in the columns of q."""
+    blocks = []
+    for notion in problem.privacy:
+        if not notion.homogeneous:
+            raise ProblemError(f"notion {notion.name!r} is not homogeneous in the columns of q: "
+                               "the posterior-space LP does not apply")
+        C = notion.column_rows(problem)
+        C = C.toarray() if sp.issparse(C) else np.asarray(C, dtype=float)
+        blocks.append(C / problem.prior[None, :])
+    A = np.vstack(blocks) if blocks else np.zeros((0, problem.d))
+    norms = np.linalg.norm(A, axis=1)
+    A = A[norms > 0] / norms[norms > 0, None]
+    return np.unique(np.round(A, 14), axis=0) if A.size else A
+
+
+def vertices(A: np.ndarray, P: np.ndarray) -> np.ndarray:
+    """Vertices of K = {post >= 0, sum post = 1, A post <= 0} (rows of the result)."""
+    d = P.size
+    B = null_space(np.ones((1, d)))                      # d x (d-1), orthonormal basis of sum = 0
+    # halfspaces in z (post = P + B z): -post <= 0 and A post <= 0, as  H z + h <= 0
+    H = np.vstack([-B, A @ B])
+    h = np.concatenate([-P, A @ P])
+    interior = _interior_point(H, h)
+    if d == 2:
+        z = _interval_ends(H[:, 0], h)
+        V = P[None, :] + np.outer(z, B[:, 0])
+    else:
+        hs = HalfspaceIntersection(np.hstack([H, h[:, None]]), interior)
+        V = P[None, :] + hs.intersections @ B.T
+    V = np.clip(V, 0.0, None)
+    V /= V.sum(axis=1, keepdims=True)
+    viol = (V @ A.T).max(axis=1) if A.size else np.zeros(len(V))
+    if np.any(viol > VERTEX_TOL):
+        raise ProblemError(f"vertex enumeration produced a point violating the constraints by {viol.max():.2e}")
+    return np.unique(np.round(V, 13), axis=0)
+
+
+def _interior_point(H, h) -> np.ndarray:
+    """z = 0 (post = P) when it is strictly inside; otherwise the Chebyshev centre, if K has volume."""
+    if np.all(h < -1e-12):
+        return np.zeros(H.shape[1])
+    norms = np.linalg.norm(H, axis=1)
+    n = H.shape[1]
+    res = linprog(np.r_[np.zeros(n), -1.0], A_ub=np.hstack([H, norms[:, None]]), b_ub=-h,
+                  bounds=[(None, None)] * n + [(0, None)], method="highs")
+    if res.status != 0 or res.x[-1] < 1e-10:
+        raise ProblemError("the admissible posteriors have no interior (a budget of 0, or constraints that force "
+                           "Y to be independent of X); the posterior-space LP needs a full-dimensional set")
+    return res.x[:n]
+
+
+def _interval_ends(a, h) -> np.ndarray:
+    """Ends of {z : a z + h <= 0} in one dimension."""
+    lo, hi = -np.inf, np.inf
+    for ai, hi_ in zip(a, h):
+        if ai > 0:
+            hi = min(hi, -hi_ / ai)
+        elif ai < 0:
+            lo = max(lo, -hi_ / ai)
+    return np.array([lo, hi])
+
+
+def master_lp(V: np.ndarray, gains: np.ndarray, P: np.ndarray):
+    """maximize gains . w subject to V^T w = P, w >= 0. Returns (w, mu) with mu the equality duals."""
+    res = linprog(-gains, A_eq=V.T, b_eq=P, bounds=(0, None), method="highs")
+    if res.status != 0:
+        raise ProblemError(f"the posterior-space LP failed: {res.message}")
+    mu = -np.asarray(res.eqlin.marginals)
+    return res.x, mu
+
+
+def upper_bound(mu: np.ndarray, P: np.ndarray, V: np.ndarray, gains: np.ndarray) -> float:
+    """mu . P + max_v (phi(v) - mu . v): an upper bound on the gain of every channel (weak duality)."""
+    return float(mu @ P + np.max(gains - V @ mu))
+
+
+def channel_from_weights(V: np.ndarray, w: np.ndarray, P: np.ndarray, m: int | None = None,
+                         tol: float = 1e-12) -> np.ndarray:
+    """q[x, y] = v_y[x] w_y / P[x] for the used vertices (w_y > tol), padded to m columns."""
+    used = w > tol
+    q = (V[used] * w[used, None]).T / P[:, None]
+    if m is not None and m > q.shape[1]:
+        q = np.hstack([q, np.zeros((q.shape[0], m - q.shape[1]))])
+    return q
+
+
+# --- column generation with certified pricing ------------------------------------------------
+#
+# The master LP may use any admissible posteriors as columns, not only vertices. Pricing asks for
+# max_{v in K} phi(v) - mu . v, a convex maximization. Every phi here is psi(L v) with psi a sum
+# of convex functions of the coordinates of s = L v (bayes-mse: L = h^T, psi = s^2; histogram:
+# L = I, psi = sum s_j^2; mutual information: L = I, psi = sum s_j log s_j). On a box
+# lo <= s <= hi the concave envelope of psi is the sum of the chords, so
+#     max { sum_j chord_j(s_j) - mu . v : v in K, s = L v, lo <= s <= hi }
+# (one LP) bounds the pricing problem from above on that box, and its solution is an admissible
+# posterior whose true value bounds it from below. Branch and bound on the boxes closes the gap:
+# the pricing optimum is certified to PRICING_TOL, and with it the whole problem
+# (gain <= master value + pricing optimum). MAP (phi = max_x v_x) prices exactly with d LPs.
+
+PRICING_TOL = 1e-10
+GAP_TOL = 1e-9
+MAX_ROUNDS = 500
+MAX_NODES = 2000
+MAX_NEW_COLUMNS = 25
+TIME_LIMIT = 60.0
+
+
+class Pricing:
+    """Pricing LPs over K with a box on s = L v, kept in one HiGHS model (warm-started)."""
+
+    def __init__(self, A: np.ndarray, L: np.ndarray):
+        import highspy
+
+        self.hp = highspy
+        d, k = A.shape[1], L.shape[0]
+        self.d, self.k = d, k
+        inf = highspy.kHighsInf
+        rows = sp.vstack([sp.hstack([sp.csr_matrix(A), sp.csr_matrix((A.shape[0], k))]),
+                          sp.hstack([sp.csr_matrix(np.ones((1, d))), sp.csr_matrix((1, k))]),
+                          sp.hstack([sp.csr_matrix(L), -sp.identity(k)])], format="csc")
+        r = rows.shape[0]
+        lp = highspy.HighsLp()
+        lp.num_col_, lp.num_row_ = d + k, r
+        lp.col_cost_ = np.zeros(d + k)
+        lp.col_lower_ = np.concatenate([np.zeros(d), np.full(k, -inf)])
+        lp.col_upper_ = np.concatenate([np.full(d, inf), np.full(k, inf)])
+        lp.row_lower_ = np.concatenate([np.full(A.shape[0], -inf), [1.0], np.zeros(k)])
+        lp.row_upper_ = np.concatenate([np.zeros(A.shape[0]), [1.0], np.zeros(k)])
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        lp.a_matrix_.start_ = rows.indptr
+        lp.a_matrix_.index_ = rows.indices
+        lp.a_matrix_.value_ = rows.data
+        lp.sense_ = highspy.ObjSense.kMaximize
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.passModel(lp)
+        self.h = h
+
+    def solve(self, cost_v, cost_s, lo, hi):
+        """max cost_v . v + cost_s . s over v in K with lo <= s <= hi: (value, v, s) or None."""
+        h, d, k = self.h, self.d, self.k
+        idx = np.arange(d + k, dtype=np.int32)
+        h.changeColsCost(d + k, idx, np.concatenate([cost_v, cost_s]))
+        h.changeColsBounds(k, idx[d:], np.asarray(lo, dtype=float), np.asarray(hi, dtype=float))
+        h.run()
+        if h.getModelStatus() != self.hp.HighsModelStatus.kOptimal:
+            return None
+        x = np.asarray(h.getSolution().col_value)
+        return h.getInfo().objective_function_value, x[:d], x[d:]
+
+
+def _psi_parts(utility, problem):
+    """(L, f, f') with phi(v) = sum_j f((L v)_j)."""
+    d = problem.d
+    if utility.kind == "bayes-mse":
+        return utility.target(problem)[None, :], (lambda s: s * s), None
+    if utility.kind == "histogram-mse":
+        return np.eye(d), (lambda s: s * s), None
+    if utility.kind == "mutual-information":
+        return np.eye(d), (lambda s: np.where(s > 0, s * np.log(np.maximum(s, 1e-300)), 0.0)), None
+    return None, None, None
+
+
+def price(pricing: Pricing, f, mu: np.ndarray, s_lo: np.ndarray, s_hi: np.ndarray, phi,
+          tol: float = PRICING_TOL, max_nodes: int = MAX_NODES):
+    """Certified max_{v in K} phi(v) - mu . v by branch and bound on boxes of s = L v.
+
+    Returns (best value, best v, upper bound, candidate columns, nodes). The upper bound is valid
+    for the whole of K (unexplored boxes keep their LP bound).
+    """
+    import heapq
+
+    def bound(lo, hi):
+        width = hi - lo
+        safe = np.where(width > 0, width, 1.0)
+        slope = np.where(width > 0, (f(hi) - f(lo)) / safe, 0.0)
+        const = float(np.sum(f(lo) - slope * lo))
+        out = pricing.solve(-mu, slope, lo, hi)
+        if out is None:
+            return None
+        value, v, s = out
+        return value + const, v, s
+
+    best_val, best_v, cands = -np.inf, None, []
+    first = bound(s_lo, s_hi)
+    if first is None:
+        raise ProblemError("the pricing LP over the admissible posteriors failed")
+    heap = [(-first[0], 0, s_lo, s_hi, first[1], first[2])]
+    counter, nodes = 1, 0
+    while heap:
+        neg_ub, _, lo, hi, v, s = heapq.heappop(heap)
+        ub = -neg_ub
+        v = np.clip(v, 0, None)
+        v = v / v.sum()
+        val = float(phi(v[None, :])[0] - mu @ v)
+        if val > best_val:
+            best_val, best_v = val, v
+        if val > tol:
+            cands.append((val, v))
+        if ub <= best_val + tol or nodes >= max_nodes:
+            if nodes >= max_nodes:
+                heap.append((neg_ub, 0, lo, hi, v, s))
+                break
+            continue
+        nodes += 1
+        slope_gap = _envelope_gap(f, lo, hi, s)
+        j = int(np.argmax(slope_gap))
+        cut = s[j] if lo[j] + 1e-12 < s[j] < hi[j] - 1e-12 else 0.5 * (lo[j] + hi[j])
+        for a, b in ((lo[j], cut), (cut, hi[j])):
+            lo2, hi2 = lo.copy(), hi.copy()
+            lo2[j], hi2[j] = a, b
+            child = bound(lo2, hi2)
+            if child is not None and child[0] > best_val + tol:
+                heapq.heappush(heap, (-child[0], counter, lo2, hi2, child[1], child[2]))
+                counter += 1
+    upper = max([best_val] + [-h[0] for h in heap])
+    cands.sort(key=lambda t: -t[0])
+    return best_val, best_v, upper, [v for _, v in cands[:MAX_NEW_COLUMNS]], nodes
+
+
+def _envelope_gap(f, lo, hi, s):
+    width = hi - lo
+    safe = np.where(width > 0, width, 1.0)
+    chord = np.where(width > 0, f(lo) + (f(hi) - f(lo)) / safe * (s - lo), f(s))
+    return chord - f(s)
+
+
+def initial_columns(pricing: Pricing, d: int) -> list[np.ndarray]:
+    """P-independent starting columns: for each x, the admissible posterior with the most mass on x."""
+    cols = []
+    free = (np.full(pricing.k, -np.inf), np.full(pricing.k, np.inf))
+    for x in range(d):
+        c = np.zeros(d)
+        c[x] = 1.0
+        out = pricing.solve(c, np.zeros(pricing.k), *free)
+        if out is not None:
+            cols.append(out[1])
+    return cols
+
+
+def column_generation(problem, A: np.ndarray, max_rounds: int = MAX_ROUNDS, time_limit: float = TIME_LIMIT):
+    """Certified posterior-space LP by column generation. Returns (V, w, gain, gain bound, info).
+
+    The bound is always valid; it meets the gain (to GAP_TOL) unless the round, node or time
+    limit stops the search first, in which case info["stopped"] says which and the gap shows it.
+    """
+    import time
+
+    t_start = time.perf_counter()
+    utility, P, d = problem.utility, problem.prior, problem.d
+    phi = lambda V: utility.phi(problem, V)
+    L, f, _ = _psi_parts(utility, problem)
+    exact_map = L is None
+    pricing = Pricing(A, np.eye(d) if exact_map else L)
+    cols = [P.copy()] + initial_columns(pricing, d)
+    if not exact_map:
+        s_lo = np.empty(pricing.k)
+        s_hi = np.empty(pricing.k)
+        free = (np.full(pricing.k, -np.inf), np.full(pricing.k, np.inf))
+        for j in range(pricing.k):
+            e = np.zeros(pricing.k)
+            e[j] = 1.0
+            s_hi[j] = pricing.solve(np.zeros(d), e, *free)[0]
+            s_lo[j] = -pricing.solve(np.zeros(d), -e, *free)[0]
+    nodes_total = 0
+    for rounds in range(1, max_rounds + 1):
+        V = np.array(cols)
+        gains = phi(V)
+        w, mu = master_lp(V, gains, P)
+        value = float(gains @ w)
+        if exact_map:
+            best, new = -np.inf, []
+            free = (np.full(d, -np.inf), np.full(d, np.inf))
+            for x in range(d):
+                e = np.zeros(d)
+                e[x] = 1.0
+                out = pricing.solve(-mu, e, *free)
+                if out is not None:
+                    v = np.clip(out[1], 0, None)
+                    v /= v.sum()
+                    val = float(phi(v[None, :])[0] - mu @ v)
+                    best = max(best, val)
+                    if val > PRICING_TOL:
+                        new.append(v)
+            upper = best
+        else:
+            _, _, upper, new, nodes = price(pricing, f, mu, s_lo, s_hi, phi)
+            nodes_total += nodes
+        bound = value + max(upper, 0.0)
+        if bound - value <= GAP_TOL * max(1.0, abs(value)) or not new:
+            info = {"rounds": rounds, "columns": len(cols), "pricing_nodes": nodes_total}
+            return V, w, value, bound, info
+        cols.extend(new)
+        if time.perf_counter() - t_start > time_limit:
+            return V, w, value, bound, {"rounds": rounds, "columns": len(cols), "pricing_nodes": nodes_total,
+                                        "stopped": "time_limit"}
+    info = {"rounds": max_rounds, "columns": len(cols), "pricing_nodes": nodes_total, "stopped": "max_rounds"}
+    return V, w, value, bound, info
+
+
+def enumerate_and_solve(problem, A: np.ndarray):
+    """Certified posterior-space LP over the full vertex set. Returns (V, w, gain, gain bound, info)."""
+    P = problem.prior
+    V = vertices(A, P)
+    gains = problem.utility.phi(problem, V)
+    w, mu = master_lp(V, gains, P)
+    return V, w, float(gains @ w), upper_bound(mu, P, V, gains), {"vertices": len(V)}
