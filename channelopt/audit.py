@@ -10,32 +10,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import ProblemError
+from .problem import SUM_TOL, as_stochastic
 from .notions import AUDIT_TOL, leakage_keys, mutual_information
 from .notions.base import column_spread
 from .notions.lip import lift_extremes
 
-CHANNEL_TOL = 1e-9
+CHANNEL_TOL = SUM_TOL
 """A channel is row-stochastic if every entry is >= 0 and every row sums to 1 within this."""
 
 
 def check_channel(problem, channel, key: str = "channel") -> np.ndarray:
-    """The channel as a float array of shape (d, m), or ProblemError saying what is wrong."""
-    try:
-        q = np.array(channel, dtype=float)
-    except (TypeError, ValueError):
-        raise ProblemError(f"{key} must be a matrix of numbers") from None
-    if q.ndim != 2 or q.shape[0] != problem.d:
-        raise ProblemError(f"{key} must have {problem.d} rows (one per input), got shape {q.shape}")
-    if not np.all(np.isfinite(q)):
-        raise ProblemError(f"{key} must contain only finite numbers")
-    if np.any(q < 0):
-        x, y = np.argwhere(q < 0)[0]
-        raise ProblemError(f"{key}[{x}][{y}] must be >= 0, got {q[x, y]!r}")
-    sums = q.sum(axis=1)
-    bad = np.flatnonzero(np.abs(sums - 1) > CHANNEL_TOL)
-    if bad.size:
-        raise ProblemError(f"{key} row {bad[0]} must sum to 1 (tolerance {CHANNEL_TOL:g}), got {sums[bad[0]]!r}")
+    """The channel as a float array of shape (d, m), row-stochastic within CHANNEL_TOL, or ProblemError."""
+    q = as_stochastic(key, channel, (problem.d, None))
     return q
 
 

@@ -120,7 +120,7 @@ def test_missing_file_and_bad_channel_csv(problems_dir, tmp_path, capsys):
     ch = tmp_path / "q.csv"
     ch.write_text("0.5,0.6\n0.5,0.5\n")
     code, out, err = run(["audit", str(problems_dir / "lip_cns_example1.toml"), "--channel", str(ch)], capsys)
-    assert code == 2 and "row 0 must sum to 1" in err
+    assert code == 2 and "channel[0] must sum to 1" in err
 
 
 def test_usage_errors_are_one_line(capsys):
