@@ -188,3 +188,17 @@ def test_uniform_prior_ldp_histogram_matches_a_direct_cvxpy_check():
     grr_mse = 1 - np.sum((q / q.sum(axis=0)) ** 2 * (q.sum(axis=0) / d))
     assert r.objective <= grr_mse + 1e-12
     assert p.utility.evaluate(p, q) == pytest.approx(grr_mse)
+
+
+@pytest.mark.parametrize("d", [3, 4, 5, 6, 7])
+@pytest.mark.parametrize("notion", [co.LIP(0.7), co.LDP(0.9)], ids=lambda n: n.name)
+def test_closed_form_vertex_sets_equal_numerical_enumeration(notion, d):
+    from channelopt.methods.posterior import closed_form_vertices, vertices
+
+    P = np.random.default_rng(d).dirichlet(np.ones(d))
+    p = co.Problem(prior=P, privacy=[notion], utility=co.Bayes("map"))
+    closed = closed_form_vertices(p)
+    qhull = vertices(posterior_rows(p), P)
+    dist = np.abs(closed[:, None, :] - qhull[None, :, :]).max(axis=2)
+    assert dist.min(axis=1).max() < 1e-8       # every closed-form vertex is found by Qhull
+    assert dist.min(axis=0).max() < 1e-8       # and Qhull finds nothing else

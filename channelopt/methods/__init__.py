@@ -31,7 +31,8 @@ from ..errors import ProblemError
 from ..problem import SOLVERS, Problem
 from .local import local_search
 from .lp import Program, RawSolution, build, solve_cvxpy, solve_highs
-from .posterior import channel_from_weights, column_generation, enumerate_and_solve, posterior_rows
+from .posterior import (channel_from_weights, closed_form_vertices, column_generation, enumerate_and_solve,
+                        posterior_rows)
 from .result import Result, clean
 
 LP_ORDER = ("HIGHS", "CLARABEL", "ECOS", "SCS")
@@ -159,7 +160,8 @@ def solve_bayes(problem: Problem, method: str, posterior: str = "auto", starts: 
         return Result("infeasible", method=method, solver="HIGHS",
                       message="no channel satisfies the notions: the prior itself is not an admissible posterior",
                       timings={"solve_s": time.perf_counter() - t0})
-    if posterior == "enumerate" or (posterior == "auto" and problem.d <= ENUMERATE_MAX_D):
+    small = problem.d <= ENUMERATE_MAX_D or closed_form_vertices(relaxed) is not None
+    if posterior == "enumerate" or (posterior == "auto" and small):
         try:
             V, w, gain, bound, info = enumerate_and_solve(relaxed, A)
             info["algorithm"] = "vertex-enumeration"

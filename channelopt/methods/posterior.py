@@ -335,10 +335,27 @@ def column_generation(problem, A: np.ndarray, max_rounds: int = MAX_ROUNDS, time
     return V, w, value, bound, info
 
 
+CLOSED_FORM_LIMIT = 300_000
+"""Largest closed-form vertex set used directly (an LP with that many columns and d rows)."""
+
+
+def closed_form_vertices(problem):
+    """The vertex set from the notion itself when there is a single notion that knows it."""
+    if len(problem.privacy) != 1:
+        return None
+    return problem.privacy[0].posterior_vertices(problem, CLOSED_FORM_LIMIT)
+
+
 def enumerate_and_solve(problem, A: np.ndarray):
     """Certified posterior-space LP over the full vertex set. Returns (V, w, gain, gain bound, info)."""
     P = problem.prior
-    V = vertices(A, P)
+    V = closed_form_vertices(problem)
+    if V is not None:
+        viol = (V @ A.T).max() if A.size else 0.0
+        if viol > VERTEX_TOL:
+            raise ProblemError(f"closed-form vertices violate the constraints by {viol:.2e}")
+    else:
+        V = vertices(A, P)
     gains = problem.utility.phi(problem, V)
     w, mu = master_lp(V, gains, P)
     return V, w, float(gains @ w), upper_bound(mu, P, V, gains), {"vertices": len(V)}

@@ -141,6 +141,11 @@ class Notion:
     def linear(self, problem) -> LinearBlock:
         return per_column(self.column_rows(problem), problem.m)
 
+    def posterior_vertices(self, problem, limit: int):
+        """Vertices of the admissible-posterior polytope in closed form, if known and at most
+        `limit` of them; None otherwise (then they are enumerated numerically)."""
+        return None
+
     def conic(self, problem, q) -> list:
         return []
 

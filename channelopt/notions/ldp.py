@@ -44,6 +44,17 @@ class LDP(Notion):
     def leakage(self, problem, q):
         return column_spread(q)
 
+    def posterior_vertices(self, problem, limit):
+        """In u = post / P the admissible set is the cone max u <= e^eps min u, whose extreme rays
+        have every coordinate at l or e^eps l: the vertices are P * (1 + (e^eps - 1) 1_S)
+        normalized, for every subset S other than the empty and the full set."""
+        d = problem.d
+        if 2 ** d - 2 > limit:
+            return None
+        S = ((np.arange(1, 2 ** d - 1)[:, None] >> np.arange(d)[None, :]) & 1).astype(float)
+        V = problem.prior[None, :] * (1.0 + (np.exp(self.epsilon) - 1.0) * S)
+        return V / V.sum(axis=1, keepdims=True)
+
 
 @dataclass(frozen=True)
 class DI(Notion):

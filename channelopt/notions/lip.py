@@ -115,6 +115,15 @@ class LIP(Notion):
     def linear(self, problem):
         return lift_block(problem.secret, problem.m, self.epsilon, self.epsilon)
 
+    def posterior_vertices(self, problem, limit):
+        """With G = X the admissible posteriors are the box e^-eps P <= post <= e^eps P cut by the
+        simplex; its vertices have every coordinate but one at a bound (`box_vertices`)."""
+        d = problem.d
+        if problem.latent is not None or d * 2 ** (d - 1) > limit or d > MAX_BOX_DIM:
+            return None
+        P = problem.prior
+        return box_vertices(np.exp(-self.epsilon) * P, np.minimum(np.exp(self.epsilon) * P, 1.0))
+
     def leakage(self, problem, q):
         return max(lift_extremes(problem.secret, q))
 
