@@ -187,15 +187,15 @@ class Pricing:
 
 
 def _psi_parts(utility, problem):
-    """(L, f, f') with phi(v) = sum_j f((L v)_j)."""
+    """(L, f) with phi(v) = sum_j f((L v)_j); (None, None) for MAP, which prices exactly."""
     d = problem.d
     if utility.kind == "bayes-mse":
-        return utility.target(problem)[None, :], (lambda s: s * s), None
+        return utility.target(problem)[None, :], (lambda s: s * s)
     if utility.kind == "histogram-mse":
-        return np.eye(d), (lambda s: s * s), None
+        return np.eye(d), (lambda s: s * s)
     if utility.kind == "mutual-information":
-        return np.eye(d), (lambda s: np.where(s > 0, s * np.log(np.maximum(s, 1e-300)), 0.0)), None
-    return None, None, None
+        return np.eye(d), (lambda s: np.where(s > 0, s * np.log(np.maximum(s, 1e-300)), 0.0))
+    return None, None
 
 
 def price(pricing: Pricing, f, mu: np.ndarray, s_lo: np.ndarray, s_hi: np.ndarray, phi,
@@ -286,7 +286,7 @@ def column_generation(problem, A: np.ndarray, max_rounds: int = MAX_ROUNDS, time
     t_start = time.perf_counter()
     utility, P, d = problem.utility, problem.prior, problem.d
     phi = lambda V: utility.phi(problem, V)
-    L, f, _ = _psi_parts(utility, problem)
+    L, f = _psi_parts(utility, problem)
     exact_map = L is None
     pricing = Pricing(A, np.eye(d) if exact_map else L)
     cols = [P.copy()] + initial_columns(pricing, d)
