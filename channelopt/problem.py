@@ -91,6 +91,15 @@ def as_probability(key: str, value: Any, length: int | None = None, *, normalize
     return arr
 
 
+def as_prior_rows(key: str, value: Any, d: int) -> np.ndarray:
+    """A list of priors over d symbols (rows), each nonnegative and summing to 1 within SUM_TOL."""
+    rows = as_matrix(key, value, (None, d))
+    for i, p in enumerate(rows):
+        if np.any(p < 0) or abs(p.sum() - 1) > SUM_TOL:
+            raise ProblemError(f"{key}[{i}] must be a probability vector, got {p.tolist()}")
+    return rows
+
+
 def as_stochastic(key: str, value: Any, shape: tuple[int | None, int | None]) -> np.ndarray:
     """A row-stochastic matrix: nonnegative rows summing to 1 within SUM_TOL."""
     arr = as_matrix(key, value, shape)

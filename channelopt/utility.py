@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .errors import ProblemError
-from .problem import as_matrix, as_vector
+from .problem import as_matrix, as_prior_rows, as_vector
 
 
 @dataclass(frozen=True)
@@ -70,11 +70,7 @@ class Distortion:
 
         d = problem.d
         if self.priors is not None:
-            P = as_matrix("utility.priors", self.priors, (None, d))
-            for i, p in enumerate(P):
-                if np.any(p < 0) or abs(p.sum() - 1) > 1e-9:
-                    raise ProblemError(f"utility.priors[{i}] must be a probability vector, got {p.tolist()}")
-            return P
+            return as_prior_rows("utility.priors", self.priors, d)
         if self.prior_lower is not None:
             return box_vertices(as_vector("utility.prior_lower", self.prior_lower, d),
                                 as_vector("utility.prior_upper", self.prior_upper, d), "utility")

@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import ProblemError
-from ..problem import Joint, as_epsilon, as_matrix, as_vector
+from ..problem import Joint, as_epsilon, as_prior_rows, as_vector
 from .base import LinearBlock, Notion, check_keys, per_column, require, within
 
 MAX_BOX_DIM = 20
@@ -170,12 +170,8 @@ class BPLIP(Notion):
             return [Joint.parse(f"{key}.scenarios[{i}]", s, d) for i, s in enumerate(self.scenarios)]
         base = problem.latent.conditional if problem.latent is not None else np.eye(d)
         k = base.shape[0]
-        what = "Pr(G)" if problem.latent is not None else "Pr(X)"
         if self.priors is not None:
-            P = as_matrix(f"{key}.priors", self.priors, (None, k))
-            for i, p in enumerate(P):
-                if np.any(p < 0) or abs(p.sum() - 1) > 1e-9:
-                    raise ProblemError(f"{key}.priors[{i}] must be a probability vector of {what}, got {p.tolist()}")
+            P = as_prior_rows(f"{key}.priors", self.priors, k)
         else:
             P = box_vertices(as_vector(f"{key}.prior_lower", self.prior_lower, k),
                              as_vector(f"{key}.prior_upper", self.prior_upper, k), key)
