@@ -157,6 +157,12 @@ class Joint:
         prior_x = np.asarray(prior_x, dtype=float)
         return cls(prior_x, np.eye(prior_x.size))
 
+    @staticmethod
+    def table(value) -> dict:
+        """The problem-file form {prior, conditional} of a Joint or of such a table."""
+        get = (lambda k: value[k]) if isinstance(value, dict) else (lambda k: getattr(value, k))
+        return {"prior": np.asarray(get("prior")).tolist(), "conditional": np.asarray(get("conditional")).tolist()}
+
     @classmethod
     def parse(cls, key: str, value: Any, d: int | None, *, positive: bool = False) -> "Joint":
         """From `{prior = [...], conditional = [[...]]}` (problem-file form)."""

@@ -192,10 +192,7 @@ class BPLIP(Notion):
         for k in ("priors", "prior_lower", "prior_upper", "scenarios"):
             v = getattr(self, k)
             if v is not None:
-                out[k] = np.asarray(v).tolist() if k != "scenarios" else [
-                    {"prior": np.asarray(s["prior"] if isinstance(s, dict) else s.prior).tolist(),
-                     "conditional": np.asarray(s["conditional"] if isinstance(s, dict) else s.conditional).tolist()}
-                    for s in v]
+                out[k] = [Joint.table(s) for s in v] if k == "scenarios" else np.asarray(v).tolist()
         return out
 
 

@@ -95,9 +95,7 @@ class Pufferfish(Notion):
     def to_table(self):
         out = {"notion": self.name, "epsilon": self.epsilon}
         if self.scenarios is not None:
-            out["scenarios"] = [{"prior": np.asarray(s["prior"] if isinstance(s, dict) else s.prior).tolist(),
-                                 "conditional": np.asarray(s["conditional"] if isinstance(s, dict) else s.conditional).tolist()}
-                                for s in self.scenarios]
+            out["scenarios"] = [Joint.table(s) for s in self.scenarios]
         if self.pairs is not None:
             out["pairs"] = np.asarray(self.pairs).tolist()
         return out
