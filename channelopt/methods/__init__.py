@@ -160,19 +160,21 @@ def solve_bayes(problem: Problem, method: str, posterior: str = "auto", starts: 
         return Result("infeasible", method=method, solver="HIGHS",
                       message="no channel satisfies the notions: the prior itself is not an admissible posterior",
                       timings={"solve_s": time.perf_counter() - t0})
-    small = problem.d <= ENUMERATE_MAX_D or closed_form_vertices(relaxed) is not None
-    if posterior == "enumerate" or (posterior == "auto" and small):
+    closed = closed_form_vertices(relaxed)
+    enumerate_first = posterior == "enumerate" or (
+        posterior == "auto" and (problem.d <= ENUMERATE_MAX_D or closed is not None))
+    solved = None
+    if enumerate_first:
         try:
-            V, w, gain, bound, info = enumerate_and_solve(relaxed, A)
-            info["algorithm"] = "vertex-enumeration"
+            solved = enumerate_and_solve(relaxed, A, closed)
+            solved[4]["algorithm"] = "vertex-enumeration"
         except ProblemError:
             if posterior == "enumerate":
                 raise
-            V, w, gain, bound, info = column_generation(relaxed, A)
-            info["algorithm"] = "column-generation"
-    else:
-        V, w, gain, bound, info = column_generation(relaxed, A)
-        info["algorithm"] = "column-generation"
+    if solved is None:  # column generation, or enumeration found no interior point
+        solved = column_generation(relaxed, A)
+        solved[4]["algorithm"] = "column-generation"
+    V, w, gain, bound, info = solved
     q = channel_from_weights(V, w, P)
     t_solve = time.perf_counter() - t0
     natural_bound = util.from_gain(problem, bound)

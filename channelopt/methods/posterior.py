@@ -346,10 +346,12 @@ def closed_form_vertices(problem):
     return problem.privacy[0].posterior_vertices(problem, CLOSED_FORM_LIMIT)
 
 
-def enumerate_and_solve(problem, A: np.ndarray):
-    """Certified posterior-space LP over the full vertex set. Returns (V, w, gain, gain bound, info)."""
+def enumerate_and_solve(problem, A: np.ndarray, V: np.ndarray | None = None):
+    """Certified posterior-space LP over the full vertex set. Returns (V, w, gain, gain bound, info).
+
+    V: the vertex set when the caller already has it in closed form (checked here); else Qhull.
+    """
     P = problem.prior
-    V = closed_form_vertices(problem)
     if V is not None:
         viol = (V @ A.T).max() if A.size else 0.0
         if viol > VERTEX_TOL:
