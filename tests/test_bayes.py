@@ -202,3 +202,18 @@ def test_closed_form_vertex_sets_equal_numerical_enumeration(notion, d):
     dist = np.abs(closed[:, None, :] - qhull[None, :, :]).max(axis=2)
     assert dist.min(axis=1).max() < 1e-8       # every closed-form vertex is found by Qhull
     assert dist.min(axis=0).max() < 1e-8       # and Qhull finds nothing else
+
+
+def test_vectorized_binary_optimum_equals_the_posterior_lp_and_is_feasible():
+    from channelopt import binary
+    rng = np.random.default_rng(12)
+    P1s, epss = rng.uniform(0.005, 0.995, 25), rng.uniform(0.0, 4.0, 25)
+    for name, notion in (("lip", co.LIP), ("ldp", co.LDP)):
+        mse, q = binary.optimum(name, P1s, epss)
+        for P1, eps, m, qi in zip(P1s, epss, mse, q):
+            problem = co.Problem(prior=[1 - P1, P1], privacy=[notion(eps)], utility=co.Bayes("bayes-mse"))
+            assert m == pytest.approx(co.solve(problem).objective, abs=1e-10)
+            assert co.audit(problem, qi).ok
+            assert problem.utility.evaluate(problem, qi) == pytest.approx(m, abs=1e-12)
+    with pytest.raises(co.ProblemError, match="strictly between"):
+        binary.lip_interval([0.0, 0.5], 1.0)
