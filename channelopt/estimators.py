@@ -15,11 +15,15 @@ from .errors import ProblemError
 
 
 def posteriors(prior: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """post[y, x] = Pr(X=x | Y=y) (rows of unused outputs are the prior)."""
-    joint = prior[:, None] * q
-    lam = joint.sum(axis=0)
-    post = np.where(lam[None, :] > 0, joint / np.where(lam > 0, lam, 1.0)[None, :], prior[:, None])
-    return post.T
+    """post[..., y, x] = Pr(X=x | Y=y) (rows of unused outputs are the prior).
+
+    prior (..., d) and q (..., d, m) may carry leading user axes (one prior and channel per user).
+    """
+    prior, q = np.asarray(prior, float), np.asarray(q, float)
+    joint = prior[..., :, None] * q
+    lam = joint.sum(axis=-2, keepdims=True)
+    post = np.where(lam > 0, joint / np.where(lam > 0, lam, 1.0), prior[..., :, None])
+    return np.swapaxes(post, -1, -2)
 
 
 def mmse_estimates(prior, q, h) -> np.ndarray:
@@ -137,7 +141,7 @@ def simulate_sum(priors, channels, values, repetitions: int, seed: int, estimato
     priors, channels = _users(priors, channels)
     values = np.asarray(values, float)
     if estimator == "mmse":
-        est = np.stack([mmse_estimates(p, q, values) for p, q in zip(priors, channels)])
+        est = mmse_estimates(priors, channels, values)                       # N x m
     elif estimator == "unbiased":
         est = np.stack([unbiased_scores(q, values) for q in channels])
     else:
@@ -156,7 +160,7 @@ def simulate_histogram(priors, channels, repetitions: int, seed: int) -> np.ndar
     rng = np.random.default_rng(seed)
     priors, channels = _users(priors, channels)
     N, d = priors.shape
-    post = np.stack([posteriors(p, q) for p, q in zip(priors, channels)])     # N x m x d
+    post = posteriors(priors, channels)                                        # N x m x d
     users = np.arange(N)
     out = np.empty(repetitions)
     for r in range(repetitions):

@@ -1,0 +1,95 @@
+"""Reproductions of the papers' utility-privacy figures, written as CSV + PNG.
+
+Each figure is a function `(quick: bool) -> Figure` registered in FIGURES. Curves that a paper
+drew from a closed form are drawn twice here: the closed form (its channel audited, infeasible
+points marked) and the certified optimum, so a difference is visible and listed in the notes.
+
+    channelopt reproduce tdsc-fig7 cns-fig5 --out figures/
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import ProblemError
+
+
+@dataclass
+class Figure:
+    id: str
+    title: str
+    xlabel: str
+    ylabel: str
+    logy: bool = False
+    rows: list[dict] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, panel: str, series: str, x: float, y: float, **extra) -> None:
+        self.rows.append({"panel": panel, "series": series, "x": float(x), "y": float(y), **extra})
+
+    def csv_text(self) -> str:
+        keys = ["panel", "series", "x", "y"] + sorted({k for r in self.rows for k in r} - {"panel", "series", "x", "y"})
+        buf = io.StringIO()
+        w = csv.DictWriter(buf, fieldnames=keys, lineterminator="\n")
+        w.writeheader()
+        for r in self.rows:
+            w.writerow({k: (repr(v) if isinstance(v, float) else v) for k, v in r.items()})
+        return buf.getvalue()
+
+    def plot(self, path: Path) -> None:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        panels = list(dict.fromkeys(r["panel"] for r in self.rows))
+        fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.2), squeeze=False)
+        for ax, panel in zip(axes[0], panels):
+            rows = [r for r in self.rows if r["panel"] == panel]
+            for series in dict.fromkeys(r["series"] for r in rows):
+                pts = [r for r in rows if r["series"] == series]
+                style = "o--" if "closed form" in series else "s:" if "simulated" in series else "o-"
+                ax.plot([r["x"] for r in pts], [r["y"] for r in pts], style, ms=3.5, label=series)
+                bad = [r for r in pts if r.get("feasible") is False]
+                if bad:
+                    ax.plot([r["x"] for r in bad], [r["y"] for r in bad], "rx", ms=8, mew=2)
+            if any(r.get("feasible") is False for r in rows):
+                ax.plot([], [], "rx", ms=8, mew=2, label="closed form violates the notion")
+            ax.set(xlabel=self.xlabel, ylabel=self.ylabel, title=panel)
+            if self.logy:
+                ax.set_yscale("log")
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=7)
+        fig.suptitle(self.title, fontsize=10)
+        fig.tight_layout()
+        tmp = path.with_name(f".{path.name}.tmp.png")
+        fig.savefig(tmp, dpi=110)
+        plt.close(fig)
+        tmp.replace(path)
+
+    def write(self, out: Path) -> list[Path]:
+        from ..io import write_atomic
+
+        out.mkdir(parents=True, exist_ok=True)
+        csv_path, png_path = out / f"{self.id}.csv", out / f"{self.id}.png"
+        write_atomic(csv_path, self.csv_text())
+        self.plot(png_path)
+        return [csv_path, png_path]
+
+
+def _registry() -> dict:
+    from . import adult, lip_cns, lip_tdsc
+    return {**lip_tdsc.FIGURES, **lip_cns.FIGURES, **adult.FIGURES}
+
+
+def figure_ids() -> list[str]:
+    return list(_registry())
+
+
+def make(fig_id: str, quick: bool = False) -> Figure:
+    reg = _registry()
+    if fig_id not in reg:
+        raise ProblemError(f"unknown figure {fig_id!r}; known: {', '.join(reg)}")
+    return reg[fig_id](quick)

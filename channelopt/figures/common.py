@@ -1,0 +1,43 @@
+"""Shared pieces of the figure reproductions: certified solves, closed-form audits, joints."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..audit import audit
+from ..errors import SolverError
+from ..methods import solve
+from ..problem import Joint, Problem
+from ..utility import Bayes
+
+
+def certified(problem: Problem) -> float:
+    """Objective of the certified optimum; anything less than certified is an error here."""
+    r = solve(problem)
+    if r.status != "optimal":
+        raise SolverError(f"{problem.name or 'problem'}: status {r.status} ({r.message})")
+    return r.objective
+
+
+def closed_form_point(problem: Problem, q: np.ndarray) -> tuple[float, bool, float]:
+    """(objective, feasible, worst leakage) of a closed-form channel under the problem's notions."""
+    a = audit(problem, q)
+    leak = max(v if np.isscalar(v) else max(v.values()) for v in a.leakage.values())
+    return problem.utility.evaluate(problem, q), a.ok, float(leak)
+
+
+def correlated(prior, rho: float) -> Joint:
+    """A secret G on the same alphabet as X with the same marginal and correlation coefficient rho:
+    Pr(X = x | G = g) = rho [x = g] + (1 - rho) P_x. Then Pr(G=g, X=x) = P_g (rho [x=g] + (1-rho) P_x),
+    symmetric, so Cov(X, G) = rho Var(X) and corr(X, G) = rho for any values."""
+    P = np.asarray(prior, float)
+    return Joint(P, rho * np.eye(P.size) + (1 - rho) * P[None, :])
+
+
+def mse_problem(prior, privacy, *, latent=None, values=None, kind="bayes-mse", name=None) -> Problem:
+    return Problem(prior=prior, privacy=privacy, utility=Bayes(kind), latent=latent, values=values, name=name)
+
+
+def grid(lo: float, hi: float, step: float, quick: bool) -> np.ndarray:
+    pts = np.round(np.arange(lo, hi + step / 2, step), 10)
+    return pts[::2] if quick else pts

@@ -1,0 +1,1 @@
+"""Closed forms of the papers (SPEC §6)."""
