@@ -31,6 +31,14 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("file")
     a.add_argument("--channel", required=True, help="CSV: one row per input, one column per output")
     a.add_argument("--json", action="store_true")
+    v = sub.add_parser("verify", help="cross-check the registered closed forms against exact audits and certified optima")
+    v.add_argument("--theorem", action="append", help="theorem id (repeatable; default: all); see `channelopt theorems`")
+    v.add_argument("--quick", action="store_true", help="a coarser grid (under a minute)")
+    v.add_argument("--json", action="store_true", help="print the report as JSON")
+    v.add_argument("--out", help="write verify.md, verify.json and the PNG maps into this directory")
+    v.add_argument("--no-progress", action="store_true", help="no progress bar")
+    t = sub.add_parser("theorems", help="list the registered closed forms with their citations")
+    t.add_argument("--json", action="store_true")
     r = sub.add_parser("reproduce", help="reproduce the papers' figures (CSV + PNG)")
     r.add_argument("figures", nargs="*", help="figure ids (default: all); see --list")
     r.add_argument("--list", action="store_true", help="list the figure ids and exit")
@@ -106,6 +114,37 @@ def _audit(args) -> int:
     return 0 if report.ok else 1
 
 
+def _theorems(args) -> int:
+    from .theorems import registry
+
+    items = [th.describe() for th in registry().values()]
+    if args.json:
+        print(json.dumps({"theorems": items}, indent=2))
+    else:
+        for it in items:
+            print(f"{it['id']:<18} {it['citation']}\n{'':<18} {it['claim']}")
+    return 0
+
+
+def _verify(args) -> int:
+    from pathlib import Path
+
+    from .theorems import get, registry, verify
+
+    theorems = [get(t) for t in args.theorem] if args.theorem else list(registry().values())
+    reports = verify.run(theorems, quick=args.quick, progress=not args.no_progress and not args.json)
+    if args.out:
+        verify.write(reports, Path(args.out), args.quick)
+    if args.json:
+        print(json.dumps({"theorems": [r.to_json() for r in reports]}, indent=2))
+    else:
+        print(verify.table(reports))
+        for r in reports:
+            if r.condition_found:
+                print(f"{r.theorem.id}: condition found: {r.condition_found}")
+    return 1 if any(r.errors for r in reports) else 0
+
+
 def _reproduce(args) -> int:
     from pathlib import Path
 
@@ -139,7 +178,8 @@ def _reproduce(args) -> int:
 def main(argv=None) -> int:
     try:
         args = _parser().parse_args(argv)
-        return {"solve": _solve, "audit": _audit, "reproduce": _reproduce}[args.command](args)
+        return {"solve": _solve, "audit": _audit, "reproduce": _reproduce, "verify": _verify,
+                "theorems": _theorems}[args.command](args)
     except ChannelOptError as e:
         print(f"channelopt: error: {e}".replace("\n", " "), file=sys.stderr)
         return 2 if isinstance(e, ProblemError) else 1

@@ -1,1 +1,71 @@
-"""Closed forms of the papers (SPEC §6)."""
+"""Registry of the papers' closed forms, relations and bounds (SPEC §6), one module per paper.
+
+Each `Theorem` carries the claim as a function of its inputs, the conditions the paper states
+(`applies`), its citation, a grid of cases, and a `check` that returns an `Outcome` computed
+from the exact audit and a certified optimum (verify.py). Verdicts are never stored: they are
+computed by `channelopt verify` each time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..errors import ProblemError
+
+
+@dataclass
+class Outcome:
+    """One case. kind: "holds" | "infeasible" | "suboptimal".
+
+    gap: for "infeasible", leakage minus budget (or a violated bound's excess); for
+    "suboptimal", how much worse the claim is than the certified optimum (utility units).
+    """
+
+    kind: str
+    inputs: dict
+    claimed: dict
+    optimum: dict | None = None
+    leakage_of_claim: Any = None
+    gap: float = 0.0
+    note: str = ""
+
+
+def _always(inputs: dict) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Theorem:
+    id: str
+    citation: str
+    claim: str
+    cases: Callable[[bool], list]
+    check: Callable[[dict], Outcome]
+    conditions: str = ""
+    applies: Callable[[dict], bool] = _always
+    axes: tuple = ()
+    """Two numeric input names (computed from a case by `coords`) for the holds/fails map."""
+    coords: Callable[[dict], tuple] | None = None
+    candidates: tuple = field(default=())
+    """(text, predicate) conditions tried as `condition_found` when the theorem fails."""
+
+    def describe(self) -> dict:
+        return {"id": self.id, "citation": self.citation, "claim": self.claim,
+                "conditions": self.conditions or "none stated"}
+
+
+def registry() -> dict[str, Theorem]:
+    from . import alip, calip, idldp, lip_cns, lip_tdsc
+    out: dict[str, Theorem] = {}
+    for module in (lip_tdsc, lip_cns, idldp, calip, alip):
+        for th in module.THEOREMS:
+            out[th.id] = th
+    return out
+
+
+def get(theorem_id: str) -> Theorem:
+    reg = registry()
+    if theorem_id not in reg:
+        raise ProblemError(f"unknown theorem {theorem_id!r}; known: {', '.join(reg)}")
+    return reg[theorem_id]

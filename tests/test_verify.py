@@ -1,0 +1,117 @@
+"""The verification engine: textbook-true claims hold, deliberately wrong ones are caught, and the
+report's counterexamples rebuild into problems that reproduce them. No verdict is copied from a run."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+import channelopt as co
+from channelopt.cli import main
+from channelopt.estimators import grr
+from channelopt.theorems import Theorem, get, registry, verify
+from channelopt.theorems.check import channel_claim
+from channelopt.theorems.lip_cns import eq21
+
+GRR_CASES = lambda quick: [{"prior": [1 / d] * d, "epsilon": e} for d in (2, 3, 5) for e in (0.3, 1.0, 2.5)]  # noqa: E731
+
+
+def _hamming_ldp(inputs):
+    return co.Problem(prior=inputs["prior"], privacy=[co.LDP(inputs["epsilon"])], utility=co.Distortion("hamming"))
+
+
+def _run(th):
+    return verify.run([th], quick=True, progress=False)[0]
+
+
+@pytest.mark.parametrize("tid", ["ldp-grr-hamming", "idldp-oue", "cns-prop4"])
+def test_textbook_true_claims_verify_as_holding(tid):
+    rep = _run(get(tid))
+    assert rep.outcomes and not rep.errors
+    assert rep.verdict == "holds"
+
+
+def test_a_wrong_closed_form_that_leaks_is_caught_as_infeasible():
+    # GRR built for 2 eps claimed for eps: leaks exactly 2 eps
+    wrong = Theorem("test-grr-2eps", "test", "GRR(2 eps) is eps-LDP", GRR_CASES,
+                    lambda i: channel_claim(i, _hamming_ldp(i), grr(len(i["prior"]), 2 * i["epsilon"])))
+    rep = _run(wrong)
+    assert rep.verdict == "infeasible-somewhere"
+    assert all(o.kind == "infeasible" for o in rep.outcomes)
+    w = rep.worst
+    assert w.leakage_of_claim == pytest.approx(2 * w.inputs["epsilon"], rel=1e-9)
+
+
+def test_a_wrong_closed_form_that_wastes_budget_is_caught_as_suboptimal():
+    wrong = Theorem("test-grr-half", "test", "GRR(eps/2) is optimal", GRR_CASES,
+                    lambda i: channel_claim(i, _hamming_ldp(i), grr(len(i["prior"]), i["epsilon"] / 2)))
+    rep = _run(wrong)
+    assert rep.verdict == "suboptimal-somewhere"
+    w = rep.worst
+    d, e = len(w.inputs["prior"]), w.inputs["epsilon"]
+    # Hamming error of GRR(t) with a uniform prior is (d-1)/(e^t + d - 1)
+    err = lambda t: (d - 1) / (math.exp(t) + d - 1)   # noqa: E731
+    assert w.claimed["objective"] == pytest.approx(err(e / 2), abs=1e-12)
+    assert w.optimum["objective"] == pytest.approx(err(e), abs=1e-9)
+    assert w.gap == pytest.approx(err(e / 2) - err(e), abs=1e-9)
+
+
+def test_condition_found_is_a_candidate_that_only_admits_holding_cases():
+    def check(i):   # infeasible exactly when eps > 1
+        eps = i["epsilon"] if i["epsilon"] <= 1 else 2 * i["epsilon"]
+        return channel_claim(i, _hamming_ldp(i), grr(len(i["prior"]), eps))
+    th = Theorem("test-cond", "test", "", GRR_CASES, check,
+                 candidates=(("always", lambda i: True), ("eps <= 1", lambda i: i["epsilon"] <= 1)))
+    rep = _run(th)
+    assert rep.verdict == "infeasible-somewhere"
+    assert rep.condition_found.startswith("eps <= 1")
+
+
+def test_rr_lip_verdicts_match_the_feasibility_condition_case_by_case():
+    rep = _run(get("tdsc-thm3"))
+    for o in rep.outcomes:
+        P, e = np.array(o.inputs["prior"]), math.exp(o.inputs["epsilon"])
+        # output m's posterior of m is q[m,m] P_m / P_m = 1-(1-P_m)/e^eps when lambda = P (000 Prop 3 proof);
+        # the channel is eps-LIP iff every q[m,m] <= e^eps P_m, i.e. e^eps - (1 - P_m) <= P_m e^{2 eps}
+        feasible = np.all(1 - (1 - P) / e <= e * P * (1 + 1e-12))
+        assert (o.kind != "infeasible") == feasible
+
+
+def test_worst_counterexample_rebuilds_from_its_inputs():
+    rep = _run(get("cns-eq21"))
+    w = rep.to_json()["worst"]
+    P1, eps = w["inputs"]["prior"][1], w["inputs"]["epsilon"]
+    assert w["claimed"]["objective"] == pytest.approx(eq21(P1, eps), rel=1e-12)
+    # rebuild with the problem-file keys and solve independently (binary LIP interval formula, SPEC §4)
+    e = math.exp(eps)
+    lo, hi = max(P1 / e, 1 - e * (1 - P1)), min(e * P1, 1 - (1 - P1) / e)
+    assert w["optimum"]["objective"] == pytest.approx(P1 * (1 - P1) - (P1 - lo) * (hi - P1), abs=1e-10)
+    assert w["kind"] == "infeasible" and w["claimed"]["objective"] < w["optimum"]["objective"]
+
+
+def test_every_registered_theorem_is_judged_without_errors():
+    reps = verify.run(list(registry().values()), quick=True, progress=False)
+    for r in reps:
+        assert r.outcomes, r.theorem.id
+        assert not r.errors, (r.theorem.id, r.errors[:1])
+        assert r.verdict in ("holds", "infeasible-somewhere", "suboptimal-somewhere")
+
+
+def test_cli_verify_json_and_out(tmp_path, capsys):
+    assert main(["verify", "--theorem", "cns-thm2", "--quick", "--json", "--out", str(tmp_path)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    (th,) = doc["theorems"]
+    assert set(th) >= {"id", "citation", "cases", "verdict", "worst"}
+    assert set(th["worst"]) == {"kind", "inputs", "claimed", "optimum", "leakage_of_claim", "gap"}
+    assert (tmp_path / "verify.md").exists() and (tmp_path / "verify.json").exists()
+    assert (tmp_path / "cns-thm2.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cli_theorems_and_unknown_id(capsys):
+    assert main(["theorems", "--json"]) == 0
+    ids = [t["id"] for t in json.loads(capsys.readouterr().out)["theorems"]]
+    assert "tdsc-thm3" in ids and len(ids) == len(set(ids))
+    assert main(["verify", "--theorem", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown theorem 'nope'" in err
