@@ -13,7 +13,7 @@ from ..estimators import grr, simulate_sum, unbiased_sum_mse
 from ..notions import LDP, LIP
 from ..theorems.lip_tdsc import rr_lip
 from . import Figure
-from .common import certified, closed_form_point, grid, mse_problem
+from .common import certified, closed_form_point, grid, mse_problem, note_closed_form
 
 SEED = 2018
 
@@ -30,12 +30,7 @@ def fig5(quick: bool) -> Figure:
             f.add(panel, "eps-Opt-LIP closed form (004 Thm 2)", eps, np.sqrt(obj), feasible=ok, leakage=leak)
             f.add(panel, "eps-Opt-LDP certified optimum", eps, np.sqrt(certified(mse_problem(P, [LDP(eps)]))))
             f.add(panel, "context-free LDP (Eq 41-42)", eps, np.sqrt(unbiased_sum_mse(P, grr(2, eps), [0, 1])))
-    closed = [r for r in f.rows if "closed form" in r["series"]]
-    bad = [r for r in closed if not r["feasible"]]
-    if bad:
-        worst = max(bad, key=lambda r: r["leakage"])
-        f.notes.append(f"004 Thm 2 channel violates eps-LIP at {len(bad)}/{len(closed)} points; worst {worst['panel']}, "
-                       f"eps = {worst['x']}: leakage {worst['leakage']:.4f}")
+    note_closed_form(f)
     return f
 
 

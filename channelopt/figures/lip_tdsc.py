@@ -13,7 +13,7 @@ from ..problem import Problem
 from ..theorems.lip_tdsc import rr_lip
 from ..utility import Distortion
 from . import Figure
-from .common import certified, closed_form_point, correlated, grid, mse_problem
+from .common import certified, closed_form_point, correlated, grid, mse_problem, note_closed_form
 
 VALUES = np.arange(5.0)
 THETA1 = np.full(5, 0.2)
@@ -34,7 +34,7 @@ def fig7(quick: bool) -> Figure:
             f.add(pname, "eps-LIP closed form (000 Thm 3)", eps, obj, feasible=ok, leakage=leak)
             f.add(pname, "eps-LDP certified optimum (MMSE)", eps, certified(mse_problem(P, [LDP(eps)], values=VALUES)))
             f.add(pname, "context-free LDP (GRR, unbiased, Eq 40)", eps, unbiased_sum_mse(P, grr(5, eps), VALUES))
-    _note_closed_form(f)
+    note_closed_form(f)
     return f
 
 
@@ -83,20 +83,6 @@ def fig11(quick: bool) -> Figure:
             for label, notion in (("eps-LIP", LIP(eps)), ("eps-LDP", LDP(eps))):
                 f.add(pname, label, eps, certified(Problem(prior=P, privacy=[notion], utility=Distortion("hamming"))))
     return f
-
-
-def _note_closed_form(f: Figure) -> None:
-    closed = [r for r in f.rows if "closed form" in r["series"]]
-    bad = [r for r in closed if not r["feasible"]]
-    opt = {(r["panel"], r["x"]): r["y"] for r in f.rows if "certified" in r["series"] and "LIP" in r["series"]}
-    gaps = [r["y"] - opt[(r["panel"], r["x"])] for r in closed if r["feasible"]]
-    if bad:
-        worst = max(bad, key=lambda r: r["leakage"])
-        f.notes.append(f"closed form violates eps-LIP at {len(bad)}/{len(closed)} points; worst: {worst['panel']}, "
-                       f"eps = {worst['x']}, leakage {worst['leakage']:.4f}")
-    if gaps:
-        f.notes.append(f"where the closed form is feasible its MSE exceeds the certified optimum by at most "
-                       f"{max(gaps):.3g} (min {min(gaps):.3g})")
 
 
 FIGURES = {"tdsc-fig7": fig7, "tdsc-fig8": fig8, "tdsc-fig9": fig9, "tdsc-fig11": fig11}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import minimize_scalar
 
+from ..estimators import ue_count_variance
 from . import Theorem
 from .check import value_claim
 from .grids import eps_grid
@@ -19,9 +20,9 @@ def ue_ldp_leakage(p: float, q: float) -> float:
     return abs(float(np.log(p * (1 - q) / (q * (1 - p)))))
 
 
-def ue_variance(p: float, q: float) -> float:
+def ue_variance(p, q):
     """Per-user variance of the UE unbiased count of an absent symbol: q(1-q)/(p-q)^2."""
-    return q * (1 - q) / (p - q) ** 2
+    return ue_count_variance(1, 0, p, q)
 
 
 def best_ue(eps: float) -> tuple[float, float, float]:

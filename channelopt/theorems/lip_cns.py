@@ -17,12 +17,6 @@ from .lip_tdsc import rr_condition, rr_lip
 CITE = "004_1938e4f2f6d11c6b.txt"
 
 
-def rr_ldp_binary(eps: float) -> np.ndarray:
-    """004 Proposition 4: q0 = q1 = 1/(e^eps + 1)."""
-    r = 1.0 / (np.exp(eps) + 1)
-    return np.array([[1 - r, r], [r, 1 - r]])
-
-
 def eq21(P1: float, eps: float) -> float:
     """004 Eq 21 per user: P1 (1 - P1)(2 e^-eps - e^-2eps)."""
     return P1 * (1 - P1) * (2 * np.exp(-eps) - np.exp(-2 * eps))
@@ -64,7 +58,7 @@ def _prop3(inputs):
 
 def _prop4(inputs):
     return channel_claim(inputs, _problem(inputs, LDP(inputs["epsilon"]), Bayes("bayes-mse")),
-                         rr_ldp_binary(inputs["epsilon"]))
+                         grr(2, inputs["epsilon"]))     # 004 Prop 4: q0 = q1 = 1/(e^eps + 1)
 
 
 def _eq24(inputs):
