@@ -136,7 +136,7 @@ def _prop2(inputs):
     a, b, eps = inputs["prior_lower"][1], inputs["prior_upper"][1], inputs["epsilon"]
     q = bp_lip_binary(a, b, eps)
     notion = BPLIP(eps, prior_lower=inputs["prior_lower"], prior_upper=inputs["prior_upper"])
-    grid = np.unique(np.r_[np.linspace(a, b, 9)])
+    grid = np.linspace(a, b, 9) if b > a else np.array([a])
     problems = [Problem(prior=[1 - p, p], privacy=[notion], utility=Bayes("bayes-mse")) for p in grid]
     worst = lambda ch: max(pr.utility.evaluate(pr, ch) for pr in problems)   # noqa: E731
     first = channel_claim(inputs, problems[len(problems) // 2], q)
