@@ -42,13 +42,12 @@ def certified_optimum(problem: Problem):
 def channel_claim(inputs: dict, problem: Problem, q, extra: dict | None = None) -> Outcome:
     q = np.asarray(q, float)
     a = audit(problem, q)
-    leak = {k: v for k, v in a.leakage.items()}
     excess = max(_excess(n, v) for n, v in zip(problem.privacy, a.leakage.values()))
     objective = problem.utility.evaluate(problem, q)
     claimed = {"channel": q.tolist(), "objective": objective, **(extra or {})}
     r = certified_optimum(problem)
     optimum = {"channel": r.channel.tolist(), "objective": r.objective}
-    leakage = leak[next(iter(leak))] if len(leak) == 1 else leak
+    leakage = next(iter(a.leakage.values())) if len(a.leakage) == 1 else a.leakage
     if excess > VERIFY_TOL:
         return Outcome("infeasible", inputs, claimed, optimum, leakage, float(excess))
     sense = getattr(problem.utility, "sense", "min")
