@@ -52,3 +52,21 @@ def adult_workclass_income(path, rows: list[dict] | None = None) -> Joint:
 def default_data_dir() -> Path:
     """`shared/data` beside the checkout (where the project keeps the real data)."""
     return Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def retail_sets(path) -> tuple[list[np.ndarray], np.ndarray]:
+    """Item sets of `retail_head.dat` (FIMI Retail, first 21,891 transactions; ID-LDP §VII).
+
+    Returns (sets, ids): each set as sorted indices into `ids`, the distinct item ids in increasing
+    order. Blank lines (transactions without items) are skipped: PS needs at least one item."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = [ln.split() for ln in f]
+    except OSError as e:
+        raise ProblemError(f"cannot read {path}: {e.strerror}") from None
+    try:
+        raw = [np.unique(np.array(ln, dtype=np.int64)) for ln in lines if ln]
+    except ValueError:
+        raise ProblemError(f"{path}: item ids must be integers") from None
+    ids = np.unique(np.concatenate(raw))
+    return [np.searchsorted(ids, s) for s in raw], ids

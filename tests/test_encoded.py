@@ -278,3 +278,16 @@ def test_histogram_mse_of_ue_per_bit_objective():
 def test_bad_input(call, match):
     with pytest.raises(ProblemError, match=match):
         call()
+
+
+def test_theorem4_is_beaten_by_a_plain_grid_search():
+    """The finding behind tdsc-thm4: at a uniform prior over 5 symbols and eps = 3, a brute-force
+    grid over LIP-feasible (p, q) (exact audit, no optimizer) beats Theorem 4's q10 = 1/2 design."""
+    prior, eps = np.full(5, 0.2), 3.0
+    p4, q4 = ue_lip.theorem4(prior, eps)
+    best = -1.0
+    for p in np.linspace(0.5, 0.99, 50):
+        for q in np.linspace(0.01, 0.5, 50):
+            if p > q and unary.lip_leakage(p, q, prior) <= eps:
+                best = max(best, float(ue_lip.explained(prior, p, q)))
+    assert best > ue_lip.explained(prior, p4, q4) + 0.05

@@ -66,3 +66,23 @@ def test_figure_errors_are_one_line(tmp_path, capsys):
     assert main(["reproduce", "no-such-figure", "--out", str(tmp_path)]) == 2
     assert "unknown figure" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
+
+
+def test_tdsc_fig10_orders_ue_designs_and_flags_rr_lip_by_its_condition():
+    f = figures.make("tdsc-fig10", quick=True)
+    panel = next(r["panel"] for r in f.rows if r["panel"].startswith("(a)"))
+    cert = _series_rows(f, panel, "UE-LIP certified optimum (Eq 33)")
+    thm4 = _series_rows(f, panel, "UE-LIP closed form (000 Thm 4)")
+    oue = _series_rows(f, panel, "OUE-LDP")
+    # OUE is eps-LDP hence eps-LIP and Thm 4 is feasible: neither beats the certified optimum
+    assert all(cert[d] <= thm4[d] + 1e-12 and cert[d] <= oue[d] + 1e-12 for d in cert)
+    for r in f.rows:
+        if r["series"].startswith("RR-LIP closed form"):
+            d = int(r["x"])
+            P = np.arange(1, d + 1) / (d * (d + 1) / 2)
+            e = math.e                                                       # eps = 1
+            assert r["feasible"] == bool(np.all(e - (1 - P) <= P * e * e))
+
+
+def _series_rows(f, panel, name):
+    return {r["x"]: r["y"] for r in f.rows if r["panel"] == panel and r["series"] == name}

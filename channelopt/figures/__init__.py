@@ -50,7 +50,8 @@ class Figure:
             rows = [r for r in self.rows if r["panel"] == panel]
             for series in dict.fromkeys(r["series"] for r in rows):
                 pts = [r for r in rows if r["series"] == series]
-                style = "o--" if "closed form" in series else "s:" if "simulated" in series else "o-"
+                style = ("o--" if "closed form" in series else "s:" if "simulated" in series
+                         else "^-" if "best" in series or "worst" in series else "o-")
                 ax.plot([r["x"] for r in pts], [r["y"] for r in pts], style, ms=3.5, label=series)
                 bad = [r for r in pts if r.get("feasible") is False]
                 if bad:
@@ -80,8 +81,8 @@ class Figure:
 
 
 def _registry() -> dict:
-    from . import adult, lip_cns, lip_tdsc
-    return {**lip_tdsc.FIGURES, **lip_cns.FIGURES, **adult.FIGURES}
+    from . import adult, encoded, lip_cns, lip_tdsc
+    return {**lip_tdsc.FIGURES, **lip_cns.FIGURES, **adult.FIGURES, **encoded.FIGURES}
 
 
 def figure_ids() -> list[str]:

@@ -212,6 +212,92 @@ def _di_implies_lip(inputs):
     return bound_claim(inputs, float(audit(problem, q).measures["lip"]), eps + dinf, {"channel": q.tolist()})
 
 
+# ---- encoded mechanisms (000 §4.3, §4.4) -------------------------------------------------------
+
+def _ue_cases(quick: bool) -> list[dict]:
+    return [{"prior": clean(P), "epsilon": eps} for d in dims(quick) if d >= 2
+            for P in priors(d, quick) for eps in eps_grid(quick)]
+
+
+def _ue_claim(inputs, priors_, eps):
+    """UE-LIP (000 Thm 4 / Cor 2): exact LIP audit of the claimed (q01, q10) under every prior, and
+    the certified optimum of Eq 33 (Eq 34: max-min over the priors) from encoded.ue_lip.optimum."""
+    from ..encoded import ue_lip, unary
+    p, q = ue_lip.theorem4(priors_, eps)
+    leak = max(unary.lip_leakage(p, q, P) for P in priors_)
+    value = float(min(ue_lip.explained(P, p, q) for P in priors_))
+    o = ue_lip.optimum(priors_, eps)
+    claimed = {"parameters": {"q01": q, "q10": 1 - p}, "objective": value}
+    optimum = {"parameters": {"q01": o.q, "q10": 1 - o.p}, "objective": o.value, "upper_bound": o.bound}
+    if leak - eps > VERIFY_TOL * max(1.0, eps):
+        return Outcome("infeasible", inputs, claimed, optimum, leak, leak - eps)
+    gap = o.value - value
+    kind = "suboptimal" if gap > VERIFY_TOL * max(1.0, abs(o.value)) else "holds"
+    return Outcome(kind, inputs, claimed, optimum, leak, float(max(gap, 0.0)))
+
+
+def _thm4(inputs):
+    return _ue_claim(inputs, np.atleast_2d(inputs["prior"]), inputs["epsilon"])
+
+
+def _cor2_cases(quick: bool) -> list[dict]:
+    out = []
+    for d in dims(quick):
+        ps = priors(d, quick)
+        for i in range(len(ps) - 1):
+            out += [{"priors": [clean(ps[i]), clean(ps[i + 1])], "epsilon": eps} for eps in eps_grid(quick)]
+    return out
+
+
+def _cor2(inputs):
+    return _ue_claim(inputs, np.array(inputs["priors"]), inputs["epsilon"])
+
+
+def _prop3_cases(quick: bool) -> list[dict]:
+    rng = np.random.default_rng(3)
+    out = []
+    for d in (range(3, 6) if quick else range(3, 8)):
+        for P in priors(d, quick):
+            for g in sorted({2, d - 1}):
+                h = rng.integers(0, g, size=d)
+                h[:g] = np.arange(g)                     # every hashed value is hit
+                out += [{"prior": clean(P), "hash": h.tolist(), "g": g, "epsilon": eps} for eps in eps_grid(quick)]
+    return out
+
+
+def _prop3(inputs):
+    """000 Prop 3: RR-LIP on the hashed prior P'. With h known, LIP of X equals LIP of X' (Eq 27,
+    tested in tests/test_encoded.py) and E[X|Y,h] = E[m_X'|Y] with m_x' = E[X | X' = x'], so Eq 29 is
+    the MMSE problem on X' with values m: the claim is checked there (certified posterior LP)."""
+    from ..encoded import hashing
+    P, h, g = np.asarray(inputs["prior"]), np.asarray(inputs["hash"]), inputs["g"]
+    Ph = hashing.hashed_prior(P, h, g)
+    m = np.bincount(h, weights=P * np.arange(P.size), minlength=g) / Ph
+    problem = Problem(prior=Ph, values=m, privacy=[LIP(inputs["epsilon"])], utility=Bayes("bayes-mse"))
+    return channel_claim(inputs, problem, hashing.rr_lip(Ph, inputs["epsilon"]), {"hashed_prior": clean(Ph)})
+
+
+def _prop3_condition(inputs) -> bool:
+    from ..encoded import hashing
+    Ph = hashing.hashed_prior(inputs["prior"], inputs["hash"], inputs["g"])
+    return rr_condition({"prior": Ph, "epsilon": inputs["epsilon"]})
+
+
+def _eq35(inputs):
+    """000 Eq 35 (q01_LIP - q01_OUE = P_min (1 - e^eps) / ((e^eps - 2 P_min + 1)(e^eps + 1)) <= 0) and
+    its reading "UE-LIP (Thm 4) always has a smaller error (Eq 30) than OUE-LDP"."""
+    from ..encoded import ue_lip, unary
+    P, eps = np.asarray(inputs["prior"]), inputs["epsilon"]
+    e, pmin = np.exp(eps), P.min()
+    p4, q4 = ue_lip.theorem4(P, eps)
+    po, qo = unary.oue(eps)
+    claimed = pmin * (1 - e) / ((e - 2 * pmin + 1) * (e + 1))
+    if abs((q4 - qo) - claimed) > VERIFY_TOL:
+        return value_claim(inputs, claimed, q4 - qo)
+    return bound_claim(inputs, ue_lip.mse(P, p4, q4), ue_lip.mse(P, po, qo),
+                       {"relation": "Eq 30 error of UE-LIP (Thm 4) <= that of OUE-LDP"})
+
+
 THEOREMS = [
     Theorem("tdsc-thm3", f"{CITE} Theorem 3", "RR-LIP q[m,m] = 1-(1-P_m)/e^eps, q[m,k] = P_k/e^eps minimizes the "
             "MMSE of X under eps-LIP (M-ary, G = X)", _prior_cases, _thm3, conditions="none stated",
@@ -239,4 +325,16 @@ THEOREMS = [
     Theorem("tdsc-lip-implies", f"{CITE} §3.4 and Lemma 3", "eps-LIP implies eps-MIP, eps-MIL, 2eps-LDP, "
             "(2eps + D_inf)-DI", _prior_cases, _implications),
     Theorem("tdsc-lemma3-di", f"{CITE} Lemma 3", "eps-DI implies (eps + D_inf)-LIP", _prior_cases, _di_implies_lip),
+    Theorem("tdsc-thm4", f"{CITE} Theorem 4", "UE-LIP: q01 = (1 - P_min)/(e^eps - 2 P_min + 1), q10 = 1/2 maximize "
+            "sum_k Var[E[U^k|Y^k]] (Eq 33) under eps-LIP", _ue_cases, _thm4,
+            axes=("min prior", "epsilon"), coords=_pmin_eps),
+    Theorem("tdsc-cor2", f"{CITE} Corollary 2", "UE-LIP with a prior set: Theorem 4 with the smallest P_min over the "
+            "set maximizes the worst-case Eq 33 objective (Eq 34)", _cor2_cases, _cor2),
+    Theorem("tdsc-prop3", f"{CITE} Proposition 3", "LH-LIP: RR-LIP on the hashed prior, q[x',x'] = 1 - (1 - P'_x')/e^eps, "
+            "q[x',y] = P'_y/e^eps, is optimal for Eq 29 under eps-LIP", _prop3_cases, _prop3,
+            axes=("min hashed prior", "epsilon"),
+            coords=lambda i: (float(np.bincount(i["hash"], weights=i["prior"], minlength=i["g"]).min()), i["epsilon"]),
+            candidates=(("e^eps - (1 - P'_m) <= P'_m e^(2 eps) for every hashed value m", _prop3_condition),)),
+    Theorem("tdsc-eq35", f"{CITE} Eq 35 and §4.4", "q01(UE-LIP) - q01(OUE) = P_min(1 - e^eps)/((e^eps - 2P_min + 1)"
+            "(e^eps + 1)) <= 0, so UE-LIP has a smaller error than OUE-LDP", _ue_cases, _eq35),
 ]
