@@ -1,4 +1,415 @@
 """CA-LIP (001): "Context-Aware Local Information Privacy". Its RR-LIP closed form (Eq 19) is the
-one of 000 Theorem 3 and is verified under that id; the relations of §II-III are registered here."""
+one of 000 Theorem 3 and is verified under that id; the relations of §II-III are registered here.
 
-THEOREMS: list = []
+Exact leakage implied by a notion. Every notion here constrains each output column c = q[:, y]
+by homogeneous linear inequalities (a cone K), and K contains the all-ones column in its interior
+whenever a channel exists; so any c in K is a column of some feasible channel ([t c, 1 - t c] for a
+small t > 0). The largest leakage a notion allows is therefore a maximum of a ratio of linear
+functions of c over K, i.e. one LP per pair of inputs after fixing the denominator to 1
+(`_max_ratio`, solved by HiGHS). That is the exact value of 001 Eq 9's eps~(P) and of each
+relation's left-hand side, against which the closed-form bounds are judged.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import linprog
+
+from ..errors import SolverError
+from . import Outcome, Theorem
+from .check import VERIFY_TOL, bound_claim, value_claim
+from .grids import clean, dims, eps_grid, priors
+
+CITE = "001_4e05b490feb02d30.txt"
+
+
+# ---- cones (rows A with A c <= 0) --------------------------------------------------------------
+
+def lip_cone(P, eps: float) -> np.ndarray:
+    P = np.asarray(P, float)
+    d = P.size
+    return np.vstack([np.eye(d) - np.exp(eps) * np.outer(np.ones(d), P),
+                      np.exp(-eps) * np.outer(np.ones(d), P) - np.eye(d)])
+
+
+def ldp_cone(d: int, eps: float) -> np.ndarray:
+    i, j = np.nonzero(~np.eye(d, dtype=bool))
+    A = np.zeros((i.size, d))
+    A[np.arange(i.size), i] = 1.0
+    A[np.arange(i.size), j] = -np.exp(eps)
+    return A
+
+
+def di_cone(P, eps: float) -> np.ndarray:
+    P = np.asarray(P, float)
+    return ldp_cone(P.size, eps) * P[None, :]
+
+
+def _max_ratio(num: np.ndarray, den: np.ndarray, A: np.ndarray) -> float:
+    """max num.c s.t. den.c = 1, A c <= 0, c >= 0 (inf if unbounded)."""
+    r = linprog(-num, A_ub=A, b_ub=np.zeros(A.shape[0]), A_eq=den[None, :], b_eq=[1.0],
+                bounds=[(0, None)] * num.size, method="highs")
+    if r.status == 3:
+        return np.inf
+    if r.status != 0:
+        raise SolverError(f"ratio LP failed: {r.message}")
+    return float(-r.fun)
+
+
+def ldp_leakage_of(A: np.ndarray, d: int, weights=None) -> float:
+    """max over channels with columns in K of max_{x,x',y} ln (w_x q[x,y]) / (w_x' q[x',y])
+    (w = 1: LDP; w = P: DI)."""
+    w = np.ones(d) if weights is None else np.asarray(weights, float)
+    best = 0.0
+    for x in range(d):
+        for x2 in range(d):
+            if x != x2:
+                e = np.eye(d)
+                best = max(best, _max_ratio(w[x] * e[x], w[x2] * e[x2], A))
+    return float(np.log(best))
+
+
+def lip_leakage_of(A: np.ndarray, P) -> float:
+    """max over channels with columns in K of max_{x,y} |ln q[x,y] / lambda_y| under prior P."""
+    P = np.asarray(P, float)
+    d = P.size
+    top = max(_max_ratio(np.eye(d)[x], P, A) for x in range(d))
+    low = max(_max_ratio(P, np.eye(d)[x], A) for x in range(d))      # 1 / min c_x / (P.c)
+    return float(max(np.log(top), np.log(low)))
+
+
+# ---- closed forms ------------------------------------------------------------------------------
+
+def prop1_bound(P, eps: float) -> float:
+    """001 Prop 1: eps-LIP implies min{2 eps, ln((e^eps - 1 + P_min)/P_min)}-LDP."""
+    pmin = float(np.min(P))
+    return float(min(2 * eps, np.log((np.exp(eps) - 1 + pmin) / pmin)))
+
+
+def ldp_to_lip(pmin: float, eps: float) -> float:
+    """001 Thm 1 (converse) / Thm 2: eps-LDP implies ln(P_min + e^eps (1 - P_min))-LIP."""
+    return float(np.log(pmin + np.exp(eps) * (1 - pmin)))
+
+
+def _cases(quick: bool) -> list[dict]:
+    return [{"prior": clean(P), "epsilon": eps} for d in dims(quick) for P in priors(d, quick)
+            for eps in eps_grid(quick)]
+
+
+def _thm1(inputs):
+    """eps~(P) of Eq 9, exactly (LP over the LIP cone), against Prop 1's closed bound; the outcome
+    also records how loose Prop 1 is (bound - exact)."""
+    P, eps = np.asarray(inputs["prior"]), inputs["epsilon"]
+    exact = ldp_leakage_of(lip_cone(P, eps), P.size)
+    bound = prop1_bound(P, eps)
+    o = bound_claim(inputs, exact, bound, {"relation": "eps-LIP => eps~(P)-LDP <= Prop 1"})
+    o.note = f"exact eps~(P) = {exact:.6g}, Prop 1 = {bound:.6g}"
+    return o
+
+
+def _thm1_converse(inputs):
+    P, eps = np.asarray(inputs["prior"]), inputs["epsilon"]
+    exact = lip_leakage_of(ldp_cone(P.size, eps), P)
+    o = bound_claim(inputs, exact, ldp_to_lip(P.min(), eps), {"relation": "eps-LDP => ln(P_min + e^eps(1-P_min))-LIP"})
+    o.note = f"exact {exact:.6g}"
+    return o
+
+
+def _bp_cases(quick: bool) -> list[dict]:
+    out = []
+    for d in dims(quick):
+        ps = priors(d, quick)
+        for i in range(len(ps) - 1):
+            out += [{"priors": [clean(ps[i]), clean(ps[i + 1])], "epsilon": eps} for eps in eps_grid(quick)]
+    return out
+
+
+def _thm2(inputs):
+    """001 Thm 2 both ways, exactly: the LIP leakage of eps-LDP channels under every prior of the
+    set, and the LDP leakage of channels that are eps-LIP for every prior of the set (intersection
+    of the cones). The worse of the two relative excesses is reported."""
+    Ps, eps = np.asarray(inputs["priors"]), inputs["epsilon"]
+    d = Ps.shape[1]
+    fwd = max(lip_leakage_of(ldp_cone(d, eps), P) for P in Ps)
+    fwd_bound = ldp_to_lip(Ps.min(), eps)
+    back = ldp_leakage_of(np.vstack([lip_cone(P, eps) for P in Ps]), d)
+    max_pmin = Ps.min(axis=1).max()
+    back_bound = float(min(2 * eps, np.log((np.exp(eps) - 1 + max_pmin) / max_pmin)))
+    a = bound_claim(inputs, fwd, fwd_bound, {"relation": "eps-LDP => BP-LIP"})
+    b = bound_claim(inputs, back, back_bound, {"relation": "eps-BP-LIP => LDP"})
+    return max((a, b), key=lambda o: (o.kind == "infeasible", o.gap))
+
+
+def _thm3_di(inputs):
+    """001 Thm 3(1): eps-LIP => (2 eps + D_inf)-DI and eps-DI => ln[P_min + (1 - P_min) e^(eps + D_inf)]-LIP,
+    both exactly over the cones (the second only when an eps-DI channel exists: D_inf <= eps)."""
+    P, eps = np.asarray(inputs["prior"]), inputs["epsilon"]
+    dinf = float(np.log(P.max() / P.min()))
+    di = ldp_leakage_of(lip_cone(P, eps), P.size, weights=P)
+    a = bound_claim(inputs, di, 2 * eps + dinf, {"relation": "eps-LIP => (2 eps + D_inf)-DI"})
+    if dinf >= eps:
+        a.note = "eps-DI admits no channel (D_inf >= eps): converse vacuous"
+        return a
+    lip = lip_leakage_of(di_cone(P, eps), P)
+    b = bound_claim(inputs, lip, float(np.log(P.min() + (1 - P.min()) * np.exp(eps + dinf))),
+                    {"relation": "eps-DI => ln[P_min + (1-P_min) e^(eps + D_inf)]-LIP"})
+    return max((a, b), key=lambda o: (o.kind == "infeasible", o.gap))
+
+
+# ---- composition (Thm 4, Cor 4, Cor 5) ---------------------------------------------------------
+
+def rays(A: np.ndarray, P) -> np.ndarray:
+    """Extreme rays of the column cone {c >= 0, A c <= 0}, scaled as c = post / P with post a vertex
+    of the posterior polytope under P (methods.posterior.vertices)."""
+    from ..methods.posterior import vertices
+    P = np.asarray(P, float)
+    return vertices(A / P[None, :], P) / P[None, :]
+
+
+def composed_leakage(ray_sets, joint: np.ndarray) -> float:
+    """Exact max over independent mechanisms (column cone k for coordinate k) of the LIP leakage of
+    the sequence X_1..X_n (joint: d_1 x ... x d_n) from (Y_1..Y_n). The ratio
+    Pr(x^n | y^n) / Pr(x^n) = prod_k c^k[x_k] / sum_x' Pr(x') prod_k c^k[x'_k] is linear-fractional in
+    each column c^k separately, so its extremes over the cones are attained at extreme rays: the
+    maximum over all combinations of rays is exact."""
+    n = len(ray_sets)
+    best = 0.0
+    J = np.asarray(joint, float)
+    prod = np.ones((1,) + J.shape)
+    for k, R in enumerate(ray_sets):
+        shape = [1] * n
+        shape[k] = R.shape[1]
+        prod = (prod[:, None] * R.reshape((1, R.shape[0]) + tuple(shape))).reshape((-1,) + J.shape)
+    den = (prod * J[None]).reshape(prod.shape[0], -1).sum(axis=1)
+    ratio = prod.reshape(prod.shape[0], -1)[:, J.ravel() > 0] / den[:, None]
+    best = max(np.log(ratio.max()), -np.log(ratio.min()))
+    return float(best)
+
+
+def thm4_bound(pmin: float, eps_list, pmin_omega: float | None = None) -> float:
+    """001 Thm 4 (Cor 4 with pmin = min P_min^bp and pmin_omega = max P_min^bp; Cor 5 with
+    pmin = min of the joint and per-release P_min^k):
+    ln(P_min + exp(sum_k min{2 eps_k, ln((e^eps_k - 1 + P_min)/P_min)}) (1 - P_min))."""
+    po = np.atleast_1d(pmin if pmin_omega is None else pmin_omega)
+    eps = np.asarray(eps_list, float)
+    po = np.broadcast_to(po, eps.shape)
+    omega = np.minimum(2 * eps, np.log((np.exp(eps) - 1 + po) / po)).sum()
+    return float(np.log(pmin + np.exp(omega) * (1 - pmin)))
+
+
+FIG5_PRIORS = ([0.25, 0.25, 0.25, 0.25], [0.1, 0.1, 0.1, 0.7], [0.01, 0.33, 0.33, 0.33])
+
+
+def _comp_cases(quick: bool) -> list[dict]:
+    ps = [list(p) for p in FIG5_PRIORS] + [clean(P) for d in (2, 3) for P in priors(d, quick)]
+    eps_sets = ([2.0, 2.0], [0.5, 1.0, 2.0], [5.0, 5.0]) if quick else \
+        ([0.5, 0.5], [2.0, 2.0], [5.0, 5.0], [2.0, 2.0, 2.0], [0.1, 1.0, 3.0], [5.0, 5.0, 5.0])
+    return [{"prior": P, "epsilons": list(e)} for P in ps for e in eps_sets]
+
+
+def _thm4(inputs):
+    P, eps = np.asarray(inputs["prior"]), inputs["epsilons"]
+    R = [rays(lip_cone(P, e), P) for e in eps]
+    joint = P
+    for _ in eps[1:]:
+        joint = joint[..., None] * np.eye(P.size).reshape((1,) * (joint.ndim - 1) + (P.size, P.size))
+    # the same X released n times: the joint of (X_1..X_n) is concentrated on the diagonal
+    exact = composed_leakage(R, joint)
+    o = bound_claim(inputs, exact, thm4_bound(P.min(), eps), {"relation": "L_LIP(X; Y_1..Y_n) <= Thm 4 bound"})
+    o.note = f"exact {exact:.6g}"
+    return o
+
+
+def _cor4_cases(quick: bool) -> list[dict]:
+    sets = ([FIG5_PRIORS[0], FIG5_PRIORS[1]], [FIG5_PRIORS[1], FIG5_PRIORS[2]], [FIG5_PRIORS[0], FIG5_PRIORS[2]])
+    eps_sets = ([2.0, 2.0], [5.0, 5.0]) if quick else ([0.5, 0.5], [2.0, 2.0], [5.0, 5.0], [2.0, 2.0, 2.0])
+    return [{"priors": [list(p) for p in s], "epsilons": list(e)} for s in sets for e in eps_sets]
+
+
+def _cor4(inputs):
+    Ps, eps = np.asarray(inputs["priors"]), inputs["epsilons"]
+    d = Ps.shape[1]
+    R = [rays(np.vstack([lip_cone(P, e) for P in Ps]), Ps[0]) for e in eps]
+    exact = 0.0
+    for P in Ps:
+        joint = P
+        for _ in eps[1:]:
+            joint = joint[..., None] * np.eye(d).reshape((1,) * (joint.ndim - 1) + (d, d))
+        exact = max(exact, composed_leakage(R, joint))
+    bound = thm4_bound(Ps.min(), eps, pmin_omega=Ps.min(axis=1).max())
+    o = bound_claim(inputs, exact, bound, {"relation": "L_BP-LIP(X; Y_1..Y_n) <= Cor 4 bound"})
+    o.note = f"exact {exact:.6g}"
+    return o
+
+
+def _cor5_cases(quick: bool) -> list[dict]:
+    rng = np.random.default_rng(5)
+    out = []
+    for shape in ((2, 2), (2, 3), (3, 3), (2, 2, 2)) if not quick else ((2, 2), (2, 2, 2)):
+        for conc in (0.3, 3.0):
+            J = rng.dirichlet(np.full(int(np.prod(shape)), conc)).reshape(shape)
+            J = np.maximum(J, 1e-4)
+            J /= J.sum()
+            for e in ((1.0,), (3.0,), (0.5, 2.0)):
+                eps = [e[k % len(e)] for k in range(len(shape))]
+                out.append({"joint": J.tolist(), "epsilons": eps})
+    return out
+
+
+def _cor5(inputs):
+    """001 Cor 5: X_1..X_n correlated, Y_k from X_k by an eps_k-LIP mechanism (w.r.t. X_k's marginal)."""
+    J, eps = np.asarray(inputs["joint"]), inputs["epsilons"]
+    n = J.ndim
+    margins = [J.sum(axis=tuple(i for i in range(n) if i != k)) for k in range(n)]
+    R = [rays(lip_cone(Pk, e), Pk) for Pk, e in zip(margins, eps)]
+    exact = composed_leakage(R, J)
+    pmin_k = [float(Pk.min()) for Pk in margins]
+    omega = sum(min(2 * e, np.log((np.exp(e) - 1 + p) / p)) for e, p in zip(eps, pmin_k))
+    jmin = float(J.min())
+    bound = float(np.log(jmin + np.exp(omega) * (1 - jmin)))
+    o = bound_claim(inputs, exact, bound, {"relation": "L_LIP(X^n; Y^n) <= Eq 11"})
+    o.note = f"exact {exact:.6g}"
+    return o
+
+
+# ---- transferability (Lemma 3, Eq 12, Cor 6, Cor 8) ----------------------------------------------
+
+def tv(P1, P2) -> float:
+    return float(0.5 * np.abs(np.asarray(P1) - np.asarray(P2)).sum())
+
+
+def eta(P1, P2) -> float:
+    """001 Lemma 3: eta = ln(1 + D_TV(P1, P2) / min(P1_min, P2_min))."""
+    return float(np.log(1 + tv(P1, P2) / min(np.min(P1), np.min(P2))))
+
+
+def _transfer_cases(quick: bool) -> list[dict]:
+    rng = np.random.default_rng(8)
+    out = []
+    for d in dims(quick):
+        for P in priors(d, quick):
+            for scale in (0.02, 0.3):                  # nearby and distant second priors
+                Q = np.maximum(P + scale * (rng.dirichlet(np.ones(d)) - 1 / d), 1e-3)
+                Q /= Q.sum()
+                out += [{"prior": clean(P), "other": clean(Q), "epsilon": eps} for eps in eps_grid(quick)]
+    return out
+
+
+def _lemma3(inputs):
+    """Both directions exactly: the largest LIP leakage under P2 of a mechanism that is eps-LIP under
+    P1 (an LP over the P1 cone) must be at most eps + eta, and symmetrically."""
+    P1, P2, eps = np.asarray(inputs["prior"]), np.asarray(inputs["other"]), inputs["epsilon"]
+    e = eta(P1, P2)
+    a = lip_leakage_of(lip_cone(P1, eps), P2)
+    b = lip_leakage_of(lip_cone(P2, eps), P1)
+    worst = max(a, b)
+    o = bound_claim(inputs, worst, eps + e, {"relation": "|L(M, P1) - L(M, P2)| <= eta", "eta": e})
+    o.note = f"sup L(M, P2) over eps-LIP(P1) mechanisms = {a:.6g}; reverse {b:.6g}"
+    return o
+
+
+def _eq12(inputs):
+    """Eq 12: L(M(P1), P2) <= min[eta + eps, 2 eps, ln((e^eps - 1 + P1_min)/P1_min)] for M eps-LIP under P1."""
+    P1, P2, eps = np.asarray(inputs["prior"]), np.asarray(inputs["other"]), inputs["epsilon"]
+    exact = lip_leakage_of(lip_cone(P1, eps), P2)
+    bound = min(eta(P1, P2) + eps, prop1_bound(P1, eps))
+    return bound_claim(inputs, exact, bound, {"relation": "Eq 12"})
+
+
+def _cor6(inputs):
+    """Cor 6: eta + eps is the smallest term of Eq 12 iff D_TV <= c (e^{min(eps, Phi)} - 1) with
+    Phi = (e^eps - 1 + P1_min)/P1_min - eps as printed. Judged against the direct comparison."""
+    P1, P2, eps = np.asarray(inputs["prior"]), np.asarray(inputs["other"]), inputs["epsilon"]
+    p1 = P1.min()
+    c = min(p1, P2.min())
+    phi = (np.exp(eps) - 1 + p1) / p1 - eps
+    printed = tv(P1, P2) <= c * (np.exp(min(eps, phi)) - 1)
+    terms = [eta(P1, P2) + eps, 2 * eps, np.log((np.exp(eps) - 1 + p1) / p1)]
+    actual = terms[0] <= min(terms[1:])
+    claimed = {"condition_holds": bool(printed), "phi": float(phi)}
+    kind = "holds" if printed == actual else "infeasible"
+    return Outcome(kind, inputs, claimed, {"eta_plus_eps_smallest": bool(actual), "terms": [float(t) for t in terms]},
+                   None, float(abs(terms[0] - min(terms[1:]))) if kind != "holds" else 0.0)
+
+
+def _cor8_cases(quick: bool) -> list[dict]:
+    out = []
+    for c in _transfer_cases(quick)[:: 3 if quick else 2]:
+        P, Q = np.asarray(c["prior"]), np.asarray(c["other"])
+        mid = (P + Q) / 2
+        out.append({"family": [c["prior"], clean(mid)], "true": c["other"], "epsilon": c["epsilon"]})
+    return out
+
+
+def _cor8(inputs):
+    """Cor 8: a mechanism that is eps-LIP for every prior of a family leaks at most eps + eta under the
+    true prior, eta = log[1 + max_i D_TV(P_true, P_i) / min_i min(P_true_min, P_i_min)] (exact LP)."""
+    F, T, eps = np.asarray(inputs["family"]), np.asarray(inputs["true"]), inputs["epsilon"]
+    e = float(np.log(1 + max(tv(T, P) for P in F) / min(min(T.min(), P.min()) for P in F)))
+    exact = lip_leakage_of(np.vstack([lip_cone(P, eps) for P in F]), T)
+    return bound_claim(inputs, exact, eps + e, {"relation": "L(M, P_true) <= eps + eta (Eq 15)", "eta": e})
+
+
+# ---- Example 1 ---------------------------------------------------------------------------------
+
+def example1(P: float, q: float) -> dict:
+    """001 Example 1's printed leakages of the binary symmetric channel (flip probability q, P = Pr(X=1))."""
+    y1 = P * (1 - q) + (1 - P) * q
+    y0 = 1 - y1
+    return {
+        "ldp": float(np.log(max(q / (1 - q), (1 - q) / q))),
+        "lip": float(max(y1 / q, y1 / (1 - q), y0 / q, y0 / (1 - q))),
+        "mil": float(np.log(2 * max(1 - q, q))),
+        "mip": float(P * (1 - q) * np.log((1 - q) / y1) + P * q * np.log(q / y0)
+                     + (1 - P) * (1 - q) * np.log((1 - q) / y0) + (1 - P) * q * np.log(q / y1)),
+    }
+
+
+def _ex1_cases(quick: bool) -> list[dict]:
+    qs = (0.05, 0.3, 0.45, 0.7) if quick else (0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.45, 0.55, 0.7, 0.9)
+    return [{"P": P, "q": q, "measure": m} for P in (0.5, 0.2) for q in qs for m in ("ldp", "lip", "mil", "mip")]
+
+
+def _ex1(inputs):
+    from ..audit import measures
+    from ..problem import Problem
+    from ..notions import LDP
+    P, q = inputs["P"], inputs["q"]
+    ch = np.array([[1 - q, q], [q, 1 - q]])
+    exact = measures(Problem(prior=[1 - P, P], privacy=[LDP(50.0)]), ch)[inputs["measure"]]
+    claimed = example1(P, q)[inputs["measure"]]
+    o = value_claim(inputs, claimed, float(exact))
+    o.kind = "holds" if abs(claimed - exact) <= VERIFY_TOL * max(1.0, abs(exact)) else "infeasible"
+    return o
+
+
+THEOREMS = [
+    Theorem("calip-thm1", f"{CITE} Theorem 1 and Proposition 1", "eps-LIP implies eps~(P)-LDP (Eq 9) with "
+            "eps~(P) <= min{2 eps, ln((e^eps - 1 + P_min)/P_min)}", _cases, _thm1,
+            axes=("min prior", "epsilon"), coords=lambda i: (min(i["prior"]), i["epsilon"])),
+    Theorem("calip-thm1-converse", f"{CITE} Theorem 1 (converse)", "eps-LDP implies ln(P_min + e^eps (1 - P_min))-LIP",
+            _cases, _thm1_converse),
+    Theorem("calip-thm2", f"{CITE} Theorem 2", "eps-LDP implies ln(min P_min + e^eps(1 - min P_min))-BP-LIP; "
+            "eps-BP-LIP implies min{2 eps, ln((e^eps - 1 + max P_min)/max P_min)}-LDP", _bp_cases, _thm2),
+    Theorem("calip-thm3-di", f"{CITE} Theorem 3 (1)", "eps-LIP implies (2 eps + D_inf)-DI; eps-DI implies "
+            "ln[P_min + (1 - P_min) e^(eps + D_inf)]-LIP", _cases, _thm3_di),
+    Theorem("calip-thm4", f"{CITE} Theorem 4", "n independent eps_k-LIP releases of X leak at most "
+            "ln(P_min + exp(sum_k min{2 eps_k, ln((e^eps_k - 1 + P_min)/P_min)})(1 - P_min))", _comp_cases, _thm4),
+    Theorem("calip-cor4", f"{CITE} Corollary 4", "composition of eps_k-BP-LIP releases: the Thm 4 bound with "
+            "min P_min^bp outside and max P_min^bp in omega_k", _cor4_cases, _cor4),
+    Theorem("calip-cor5", f"{CITE} Corollary 5 (Eq 11)", "sequential release of a correlated X_1..X_n, Y_k from X_k "
+            "eps_k-LIP: total leakage at most Eq 11", _cor5_cases, _cor5),
+    Theorem("calip-lemma3", f"{CITE} Lemma 3", "|L(M(P1), P1) - L(M(P1), P2)| <= ln(1 + D_TV / min(P1_min, P2_min))",
+            _transfer_cases, _lemma3),
+    Theorem("calip-eq12", f"{CITE} Eq 12 (Remark 1)", "an eps-LIP(P1) mechanism leaks at most "
+            "min[eta + eps, 2 eps, ln((e^eps - 1 + P1_min)/P1_min)] under P2", _transfer_cases, _eq12),
+    Theorem("calip-cor6", f"{CITE} Corollary 6", "eta + eps is the smallest term of Eq 12 iff D_TV <= "
+            "min(P1_min, P2_min)(e^min(eps, Phi) - 1), Phi = (e^eps - 1 + P1_min)/P1_min - eps", _transfer_cases, _cor6,
+            candidates=(("eps <= Phi (the min picks eps)", lambda i: i["epsilon"] <= (np.exp(i["epsilon"]) - 1 + min(i["prior"])) / min(i["prior"]) - i["epsilon"]),)),
+    Theorem("calip-cor8", f"{CITE} Corollary 8 (Eq 15)", "a mechanism eps-LIP for a family of priors leaks at most "
+            "eps + eta under the true prior", _cor8_cases, _cor8),
+    Theorem("calip-ex1", f"{CITE} Example 1", "leakages of the binary symmetric channel: L_LDP, L_LIP, L_MIL, L_MIP "
+            "as printed", _ex1_cases, _ex1,
+            candidates=(("the measure is not LIP (L_LIP is printed without the log and the inverse ratios)",
+                         lambda i: i["measure"] != "lip"),)),
+]

@@ -1,0 +1,109 @@
+"""CA-LIP relations: the exact implied leakages (cone LPs, ray enumeration) against materialized
+channels audited by channelopt.audit, and the closed forms against them."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from channelopt import LDP, LIP, Problem
+from channelopt.audit import audit
+from channelopt.theorems import calip
+
+
+def _channel(c, t=None):
+    """Two-output channel whose first column is proportional to the cone element c."""
+    c = np.asarray(c, float)
+    t = 0.5 / c.max() if t is None else t
+    return np.stack([t * c, 1 - t * c], axis=1)
+
+
+def _lip(P, q):
+    return audit(Problem(prior=P, privacy=[LIP(100.0)]), q).leakage["lip"]
+
+
+@pytest.mark.parametrize("P,eps", [([0.1, 0.3, 0.6], 1.0), ([0.25] * 4, 0.5), ([0.01, 0.33, 0.33, 0.33], 2.0)])
+def test_cone_lp_leakages_are_attained_and_never_exceeded(P, eps):
+    P = np.array(P)
+    d = P.size
+    # eps-LIP channels: every ray gives a feasible channel, and the LP value is the max LDP leakage
+    R = calip.rays(calip.lip_cone(P, eps), P)
+    chans = [_channel(c) for c in R]
+    assert all(_lip(P, q) <= eps + 1e-9 for q in chans)
+    ldp = [audit(Problem(prior=P, privacy=[LDP(100.0)]), q).leakage["ldp"] for q in chans]
+    exact = calip.ldp_leakage_of(calip.lip_cone(P, eps), d)
+    assert max(ldp) == pytest.approx(exact, rel=1e-9)
+    assert exact <= calip.prop1_bound(P, eps) + 1e-12
+    # eps-LDP channels: LIP leakage never above the converse bound, attained by the extreme ray
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        c = np.exp(eps * rng.random(d))                       # any column with max/min ratio <= e^eps
+        assert _lip(P, _channel(c)) <= calip.ldp_to_lip(P.min(), eps) + 1e-12
+    c = np.full(d, np.exp(eps))
+    c[np.argmin(P)] = 1.0
+    assert _lip(P, _channel(c)) == pytest.approx(calip.ldp_to_lip(P.min(), eps), rel=1e-12)
+    assert calip.lip_leakage_of(calip.ldp_cone(d, eps), P) == pytest.approx(calip.ldp_to_lip(P.min(), eps), rel=1e-9)
+
+
+def test_composed_leakage_equals_the_audit_of_materialized_product_channels():
+    P = np.array([0.2, 0.3, 0.5])
+    eps = [1.0, 0.5]
+    R = [calip.rays(calip.lip_cone(P, e), P) for e in eps]
+    joint = P[:, None] * np.eye(3)
+    exact = calip.composed_leakage(R, joint)
+    best = 0.0
+    for c1, c2 in itertools.product(R[0], R[1]):
+        q1, q2 = _channel(c1), _channel(c2)
+        prod = np.einsum("xa,xb->xab", q1, q2).reshape(3, 4)           # (Y1, Y2) from the same X
+        best = max(best, _lip(P, prod))
+    assert best == pytest.approx(exact, rel=1e-9)
+    # random feasible pairs never exceed it
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        cs = [R[k][rng.integers(len(R[k]), size=2)].T @ rng.dirichlet(np.ones(2)) for k in range(2)]
+        prod = np.einsum("xa,xb->xab", _channel(cs[0]), _channel(cs[1])).reshape(3, 4)
+        assert _lip(P, prod) <= exact + 1e-9
+    assert exact <= calip.thm4_bound(P.min(), eps)
+
+
+def test_single_release_composition_is_the_budget():
+    P = np.array([0.1, 0.2, 0.7])
+    for eps in (0.3, 2.0):
+        R = [calip.rays(calip.lip_cone(P, eps), P)]
+        assert calip.composed_leakage(R, P) == pytest.approx(eps, rel=1e-9)
+
+
+def test_transferability_lp_against_a_materialized_channel():
+    P1, P2, eps = np.array([0.3, 0.3, 0.4]), np.array([0.1, 0.4, 0.5]), 1.0
+    exact = calip.lip_leakage_of(calip.lip_cone(P1, eps), P2)
+    R = calip.rays(calip.lip_cone(P1, eps), P1)
+    assert max(_lip(P2, _channel(c)) for c in R) == pytest.approx(exact, rel=1e-9)
+    assert exact <= eps + calip.eta(P1, P2) + 1e-12
+
+
+def test_cor6_printed_phi_fails_where_the_log_is_missing():
+    """At eps = 5 with P1_min = 1/13 the printed condition says eta + eps is the smallest term of
+    Eq 12 while ln((e^eps - 1 + P1_min)/P1_min) is smaller; Phi with a log gets it right."""
+    th = __import__("channelopt.theorems", fromlist=["get"]).get("calip-cor6")
+    bad = [c for c in th.cases(False) if th.check(c).kind != "holds"]
+    assert bad
+    for c in bad:
+        P1, P2, eps = np.array(c["prior"]), np.array(c["other"]), c["epsilon"]
+        p1, cc = P1.min(), min(P1.min(), P2.min())
+        phi_log = np.log((np.exp(eps) - 1 + p1) / p1) - eps
+        cond = calip.tv(P1, P2) <= cc * (np.exp(min(eps, phi_log)) - 1)
+        terms = [calip.eta(P1, P2) + eps, 2 * eps, np.log((np.exp(eps) - 1 + p1) / p1)]
+        assert cond == (terms[0] <= min(terms[1:]))
+
+
+def test_example1_measures_except_the_printed_lip():
+    for P in (0.5, 0.2):
+        for q in (0.1, 0.3, 0.7):
+            ch = np.array([[1 - q, q], [q, 1 - q]])
+            m = audit(Problem(prior=[1 - P, P], privacy=[LDP(50.0)]), ch).measures
+            ex = calip.example1(P, q)
+            for k in ("ldp", "mil", "mip"):
+                assert ex[k] == pytest.approx(m[k], rel=1e-12)
+            y1 = P * (1 - q) + (1 - P) * q
+            ratios = np.array([y1 / q, y1 / (1 - q), (1 - y1) / q, (1 - y1) / (1 - q)])
+            assert np.abs(np.log(ratios)).max() == pytest.approx(m["lip"], rel=1e-12)   # with the log, both ways
