@@ -107,3 +107,51 @@ def test_example1_measures_except_the_printed_lip():
             y1 = P * (1 - q) + (1 - P) * q
             ratios = np.array([y1 / q, y1 / (1 - q), (1 - y1) / q, (1 - y1) / (1 - q)])
             assert np.abs(np.log(ratios)).max() == pytest.approx(m["lip"], rel=1e-12)   # with the log, both ways
+
+
+def test_cip_mean_interval_lp_against_random_channels_and_extremes():
+    from scipy.stats import binom
+    from channelopt.theorems.lip_cns import cip_interval, mmse_given_mean_interval
+    N, P1 = 3, 0.3
+    s = np.arange(N + 1.0)
+    PS = binom.pmf(s, N, P1)
+    var = PS @ s ** 2 - (PS @ s) ** 2
+    assert mmse_given_mean_interval(PS, s, 0, N) == pytest.approx(0, abs=1e-12)        # direct release
+    assert mmse_given_mean_interval(PS, s, N * P1, N * P1) == pytest.approx(var, rel=1e-9)  # no information
+    lo, hi = cip_interval(N, P1, 0.7)
+    best = mmse_given_mean_interval(PS, s, lo, hi)
+    rng = np.random.default_rng(4)
+    found = 0
+    for _ in range(4000):
+        q = rng.dirichlet(np.ones(3) * 0.3, size=N + 1)
+        joint = PS[:, None] * q
+        lam = joint.sum(axis=0)
+        means = (s @ joint) / lam
+        if np.all((means >= lo - 1e-12) & (means <= hi + 1e-12)):
+            found += 1
+            assert PS @ s ** 2 - lam @ means ** 2 >= best - 1e-12
+    assert found > 50
+
+
+def _set_deltas(P, q, eps):
+    """Brute force over all sets S_y (and single inputs: set inputs are mixtures) of Def 5 and Def 1."""
+    P = np.asarray(P)
+    d, m = q.shape
+    lam = P @ q
+    subsets = [list(S) for k in range(1, m + 1) for S in itertools.combinations(range(m), k)]
+    e = np.exp(eps)
+    lip = max(max(q[x, S].sum() / e - lam[S].sum(), lam[S].sum() - e * q[x, S].sum()) for x in range(d) for S in subsets)
+    ldp2 = max(q[x, S].sum() - e * e * q[x2, S].sum() for x in range(d) for x2 in range(d) if x != x2 for S in subsets)
+    return lip, ldp2
+
+
+def test_cor3_converse_constant_is_2e_eps_not_e_eps_plus_1():
+    P, eps, dl = [0.2, 0.3, 0.5], 1.0, 0.01
+    val, q = calip.sup_approx(P, eps, dl, 3, "lip", "set", "ldp", 2 * eps, channel=True)
+    lip_delta, ldp_delta = _set_deltas(P, q, eps)
+    assert lip_delta <= dl + 1e-12                           # the channel is (eps, delta)-LIP (Def 5)
+    assert ldp_delta == pytest.approx(val, rel=1e-9)
+    assert ldp_delta > (np.exp(eps) + 1) * dl + 1e-4         # Cor 3's constant fails
+    assert ldp_delta <= 2 * np.exp(eps) * dl + 1e-12         # e^eps (e^-eps q - lam) + e^eps (lam - e^eps q')
+    # the pointwise form (Eq 4) is weaker than Def 5: its converse delta grows with the outputs
+    assert calip.sup_approx([0.5, 0.5], 0.1, dl, 8, "lip", "pointwise", "ldp", 0.2) > 5 * (np.exp(0.1) + 1) * dl

@@ -350,6 +350,83 @@ def _cor8(inputs):
     return bound_claim(inputs, exact, eps + e, {"relation": "L(M, P_true) <= eps + eta (Eq 15)", "eta": e})
 
 
+# ---- approximate LIP / LDP (Cor 3) --------------------------------------------------------------
+
+def _families(P, eps: float, m: int, notion: str) -> list[np.ndarray]:
+    """Linear forms L (m x d*m, one row per output y) in the channel q (flattened row-major) whose
+    positive parts define the notion's delta: LDP (Def 1): q[x,y] - e^eps q[x',y] for x != x';
+    LIP (Def 5 / Eq 4): e^-eps q[x,y] - lam_y and lam_y - e^eps q[x,y] for every x."""
+    P = np.asarray(P, float)
+    d, e = P.size, np.exp(eps)
+    rows = [np.kron(np.eye(d)[x], np.eye(m)) for x in range(d)]        # q[x, .] as m x d*m
+    if notion == "ldp":
+        return [rows[x] - e * rows[x2] for x in range(d) for x2 in range(d) if x != x2]
+    lam = np.kron(P, np.eye(m))
+    return [L for x in range(d) for L in (rows[x] / e - lam, lam - e * rows[x])]
+
+
+def _constraints(P, eps: float, delta: float, m: int, notion: str, form: str):
+    """A_ub z <= b_ub on z = [q, slacks]: form "set" (sum_y max(0, L_y) <= delta, one slack per (L, y))
+    or "pointwise" (every L_y <= delta)."""
+    fams = _families(P, eps, m, notion)
+    nq = fams[0].shape[1]
+    if form == "pointwise":
+        A = np.vstack(fams)
+        return A, np.full(A.shape[0], delta), 0
+    F = len(fams)
+    ns = F * m
+    S = -np.eye(ns)
+    top = np.hstack([np.vstack(fams), S])                                # L_y(q) - t_{L,y} <= 0
+    sums = np.hstack([np.zeros((F, nq)), np.kron(np.eye(F), np.ones((1, m)))])
+    return np.vstack([top, sums]), np.concatenate([np.zeros(ns), np.full(F, delta)]), ns
+
+
+def sup_approx(P, eps: float, delta: float, m: int, given: str, form: str, measure: str, eps_measure: float,
+               measure_form: str = "set", channel: bool = False):
+    """Exact max, over channels with m outputs that satisfy `given` at (eps, delta) in `form`, of the
+    delta of `measure` at eps_measure (in `measure_form`). The max of a sum of positive parts is the
+    max over output subsets S of an LP; the constraints are symmetric in the outputs, so only |S|
+    matters (pointwise: |S| = 1)."""
+    P = np.asarray(P, float)
+    d = P.size
+    A, b, ns = _constraints(P, eps, delta, m, given, form)
+    nq = d * m
+    Aeq = np.hstack([np.kron(np.eye(d), np.ones((1, m))), np.zeros((d, ns))])
+    best, arg = 0.0, np.full((d, m), 1.0 / m)
+    for L in _families(P, eps_measure, m, measure):
+        for k in (range(1, m + 1) if measure_form == "set" else (1,)):
+            c = np.concatenate([-L[:k].sum(axis=0), np.zeros(ns)])
+            r = linprog(c, A_ub=A, b_ub=b, A_eq=Aeq, b_eq=np.ones(d), bounds=[(0, None)] * (nq + ns),
+                        method="highs")
+            if r.status != 0:
+                raise SolverError(f"approximate-notion LP: {r.message}")
+            if -r.fun > best:
+                best, arg = float(-r.fun), r.x[:nq].reshape(d, m)
+    return (best, arg) if channel else best
+
+
+def _cor3_cases(quick: bool) -> list[dict]:
+    ps = ([0.5, 0.5], [0.2, 0.3, 0.5]) if quick else ([0.5, 0.5], [0.1, 0.9], [0.2, 0.3, 0.5], [0.01, 0.49, 0.5])
+    return [{"prior": list(P), "epsilon": eps, "delta": dl, "outputs": m, "form": form}
+            for P in ps for eps in ((0.1, 1.0) if quick else (0.1, 1.0, 3.0)) for dl in (0.01, 0.1)
+            for m in ((2, 4) if quick else (2, 3, 4, 6)) for form in ("set", "pointwise")]
+
+
+def _cor3(inputs):
+    """001 Cor 3 both ways, exactly for channels with the given number of outputs: (eps, delta)-LDP =>
+    (eps, delta)-LIP, and (eps, delta)-LIP => (2 eps, (e^eps + 1) delta)-LDP. `form` is the LIP
+    definition used: Def 5's sets (Eq 3) or Eq 4's pointwise inequalities (the paper calls them
+    equivalent for discrete data). LDP is Def 1 (sets) throughout."""
+    P, eps, dl, m, form = (np.asarray(inputs["prior"]), inputs["epsilon"], inputs["delta"], inputs["outputs"],
+                           inputs["form"])
+    fwd = sup_approx(P, eps, dl, m, "ldp", "set", "lip", eps, measure_form=form)
+    back = sup_approx(P, eps, dl, m, "lip", form, "ldp", 2 * eps)
+    a = bound_claim(inputs, fwd, dl, {"relation": "(eps, delta)-LDP => (eps, delta)-LIP"})
+    b = bound_claim(inputs, back, (np.exp(eps) + 1) * dl,
+                    {"relation": "(eps, delta)-LIP => (2 eps, (e^eps + 1) delta)-LDP"})
+    return max((a, b), key=lambda o: (o.kind == "infeasible", o.gap))
+
+
 # ---- Example 1 ---------------------------------------------------------------------------------
 
 def example1(P: float, q: float) -> dict:
@@ -393,6 +470,11 @@ THEOREMS = [
             "eps-BP-LIP implies min{2 eps, ln((e^eps - 1 + max P_min)/max P_min)}-LDP", _bp_cases, _thm2),
     Theorem("calip-thm3-di", f"{CITE} Theorem 3 (1)", "eps-LIP implies (2 eps + D_inf)-DI; eps-DI implies "
             "ln[P_min + (1 - P_min) e^(eps + D_inf)]-LIP", _cases, _thm3_di),
+    Theorem("calip-cor3", f"{CITE} Corollary 3", "(eps, delta)-LDP implies (eps, delta)-LIP; (eps, delta)-LIP implies "
+            "(2 eps, (e^eps + 1) delta)-LDP", _cor3_cases, _cor3,
+            conditions="Def 5 (sets); the paper states Eq 4 (pointwise) is equivalent for discrete data",
+            candidates=(("LIP in the set form of Def 5 (Eq 3)", lambda i: i["form"] == "set"),
+                        ("at most 2 outputs", lambda i: i["outputs"] <= 2))),
     Theorem("calip-thm4", f"{CITE} Theorem 4", "n independent eps_k-LIP releases of X leak at most "
             "ln(P_min + exp(sum_k min{2 eps_k, ln((e^eps_k - 1 + P_min)/P_min)})(1 - P_min))", _comp_cases, _thm4),
     Theorem("calip-cor4", f"{CITE} Corollary 4", "composition of eps_k-BP-LIP releases: the Thm 4 bound with "
