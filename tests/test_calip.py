@@ -8,6 +8,7 @@ import pytest
 
 from channelopt import LDP, LIP, Problem
 from channelopt.audit import audit
+from channelopt import relations
 from channelopt.theorems import calip
 
 
@@ -27,11 +28,11 @@ def test_cone_lp_leakages_are_attained_and_never_exceeded(P, eps):
     P = np.array(P)
     d = P.size
     # eps-LIP channels: every ray gives a feasible channel, and the LP value is the max LDP leakage
-    R = calip.rays(calip.lip_cone(P, eps), P)
+    R = relations.rays(relations.lip_cone(P, eps), P)
     chans = [_channel(c) for c in R]
     assert all(_lip(P, q) <= eps + 1e-9 for q in chans)
     ldp = [audit(Problem(prior=P, privacy=[LDP(100.0)]), q).leakage["ldp"] for q in chans]
-    exact = calip.ldp_leakage_of(calip.lip_cone(P, eps), d)
+    exact = relations.ldp_leakage_of(relations.lip_cone(P, eps), d)
     assert max(ldp) == pytest.approx(exact, rel=1e-9)
     assert exact <= calip.prop1_bound(P, eps) + 1e-12
     # eps-LDP channels: LIP leakage never above the converse bound, attained by the extreme ray
@@ -42,15 +43,15 @@ def test_cone_lp_leakages_are_attained_and_never_exceeded(P, eps):
     c = np.full(d, np.exp(eps))
     c[np.argmin(P)] = 1.0
     assert _lip(P, _channel(c)) == pytest.approx(calip.ldp_to_lip(P.min(), eps), rel=1e-12)
-    assert calip.lip_leakage_of(calip.ldp_cone(d, eps), P) == pytest.approx(calip.ldp_to_lip(P.min(), eps), rel=1e-9)
+    assert relations.lip_leakage_of(relations.ldp_cone(d, eps), P) == pytest.approx(calip.ldp_to_lip(P.min(), eps), rel=1e-9)
 
 
 def test_composed_leakage_equals_the_audit_of_materialized_product_channels():
     P = np.array([0.2, 0.3, 0.5])
     eps = [1.0, 0.5]
-    R = [calip.rays(calip.lip_cone(P, e), P) for e in eps]
+    R = [relations.rays(relations.lip_cone(P, e), P) for e in eps]
     joint = P[:, None] * np.eye(3)
-    exact = calip.composed_leakage(R, joint)
+    exact = relations.composed_leakage(R, joint)
     best = 0.0
     for c1, c2 in itertools.product(R[0], R[1]):
         q1, q2 = _channel(c1), _channel(c2)
@@ -69,16 +70,16 @@ def test_composed_leakage_equals_the_audit_of_materialized_product_channels():
 def test_single_release_composition_is_the_budget():
     P = np.array([0.1, 0.2, 0.7])
     for eps in (0.3, 2.0):
-        R = [calip.rays(calip.lip_cone(P, eps), P)]
-        assert calip.composed_leakage(R, P) == pytest.approx(eps, rel=1e-9)
+        R = [relations.rays(relations.lip_cone(P, eps), P)]
+        assert relations.composed_leakage(R, P) == pytest.approx(eps, rel=1e-9)
 
 
 def test_transferability_lp_against_a_materialized_channel():
     P1, P2, eps = np.array([0.3, 0.3, 0.4]), np.array([0.1, 0.4, 0.5]), 1.0
-    exact = calip.lip_leakage_of(calip.lip_cone(P1, eps), P2)
-    R = calip.rays(calip.lip_cone(P1, eps), P1)
+    exact = relations.lip_leakage_of(relations.lip_cone(P1, eps), P2)
+    R = relations.rays(relations.lip_cone(P1, eps), P1)
     assert max(_lip(P2, _channel(c)) for c in R) == pytest.approx(exact, rel=1e-9)
-    assert exact <= eps + calip.eta(P1, P2) + 1e-12
+    assert exact <= eps + relations.eta(P1, P2) + 1e-12
 
 
 def test_cor6_printed_phi_fails_where_the_log_is_missing():
@@ -91,8 +92,8 @@ def test_cor6_printed_phi_fails_where_the_log_is_missing():
         P1, P2, eps = np.array(c["prior"]), np.array(c["other"]), c["epsilon"]
         p1, cc = P1.min(), min(P1.min(), P2.min())
         phi_log = np.log((np.exp(eps) - 1 + p1) / p1) - eps
-        cond = calip.tv(P1, P2) <= cc * (np.exp(min(eps, phi_log)) - 1)
-        terms = [calip.eta(P1, P2) + eps, 2 * eps, np.log((np.exp(eps) - 1 + p1) / p1)]
+        cond = relations.tv(P1, P2) <= cc * (np.exp(min(eps, phi_log)) - 1)
+        terms = [relations.eta(P1, P2) + eps, 2 * eps, np.log((np.exp(eps) - 1 + p1) / p1)]
         assert cond == (terms[0] <= min(terms[1:]))
 
 
@@ -147,11 +148,11 @@ def _set_deltas(P, q, eps):
 
 def test_cor3_converse_constant_is_2e_eps_not_e_eps_plus_1():
     P, eps, dl = [0.2, 0.3, 0.5], 1.0, 0.01
-    val, q = calip.sup_approx(P, eps, dl, 3, "lip", "set", "ldp", 2 * eps, channel=True)
+    val, q = relations.sup_approx(P, eps, dl, 3, "lip", "set", "ldp", 2 * eps, channel=True)
     lip_delta, ldp_delta = _set_deltas(P, q, eps)
     assert lip_delta <= dl + 1e-12                           # the channel is (eps, delta)-LIP (Def 5)
     assert ldp_delta == pytest.approx(val, rel=1e-9)
     assert ldp_delta > (np.exp(eps) + 1) * dl + 1e-4         # Cor 3's constant fails
     assert ldp_delta <= 2 * np.exp(eps) * dl + 1e-12         # e^eps (e^-eps q - lam) + e^eps (lam - e^eps q')
     # the pointwise form (Eq 4) is weaker than Def 5: its converse delta grows with the outputs
-    assert calip.sup_approx([0.5, 0.5], 0.1, dl, 8, "lip", "pointwise", "ldp", 0.2) > 5 * (np.exp(0.1) + 1) * dl
+    assert relations.sup_approx([0.5, 0.5], 0.1, dl, 8, "lip", "pointwise", "ldp", 0.2) > 5 * (np.exp(0.1) + 1) * dl

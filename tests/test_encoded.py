@@ -10,7 +10,6 @@ from channelopt import LDP, LIP, Problem
 from channelopt.audit import audit
 from channelopt.encoded import hashing, idue, itemset, ue_lip, unary
 from channelopt.errors import ProblemError
-from channelopt.utility import Bayes
 
 
 def _outputs(a, b):

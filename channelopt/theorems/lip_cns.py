@@ -15,7 +15,7 @@ from scipy.stats import binom
 
 from ..errors import SolverError
 from . import Outcome, Theorem
-from .check import VERIFY_TOL, bound_claim, certified_optimum, channel_claim, value_claim
+from .check import bound_claim, certified_optimum, channel_claim, value_claim
 from .grids import binary_p1, dims, eps_grid
 from .lip_tdsc import rr_condition, rr_lip
 
@@ -132,7 +132,7 @@ def _cip_prior(N, P1):
 def _thm6(inputs):
     """004 Thm 6: a mechanism on S that is eps-LIP (prior of S binomial) satisfies Def 4. The largest
     Def 4 leakage over all such mechanisms, exactly (cone LP as in theorems/calip.py)."""
-    from .calip import _max_ratio, lip_cone
+    from ..relations import lip_cone, max_ratio
     N, P1, eps = inputs["users"], inputs["P1"], inputs["epsilon"]
     PS, s = _cip_prior(N, P1)
     keep = PS > 0
@@ -140,7 +140,7 @@ def _thm6(inputs):
     A = lip_cone(PS, eps)
     worst = 0.0
     for num in (s * PS / (N * P1), (N - s) * PS / (N * (1 - P1))):
-        worst = max(worst, np.log(_max_ratio(num, PS, A)), np.log(_max_ratio(PS, num, A)))
+        worst = max(worst, np.log(max_ratio(num, PS, A)), np.log(max_ratio(PS, num, A)))
     return bound_claim(inputs, float(worst), eps, {"relation": "eps-LIP on S => Def 4 (CIP)"})
 
 

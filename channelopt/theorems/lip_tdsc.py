@@ -11,7 +11,7 @@ from ..problem import Joint, Problem
 from ..utility import Bayes, Distortion
 from . import Outcome, Theorem
 from .check import VERIFY_TOL, bound_claim, certified_optimum, channel_claim, value_claim
-from .grids import binary_p1, clean, dims, eps_grid, intervals, latent_binary, priors
+from .grids import clean, dims, eps_grid, intervals, latent_binary, priors
 
 CITE = "000_2497c67e0b5f0c95.txt"
 
