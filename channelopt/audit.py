@@ -14,6 +14,7 @@ from .problem import SUM_TOL, as_stochastic
 from .notions import AUDIT_TOL, leakage_keys, mutual_information
 from .notions.base import column_spread
 from .notions.lip import lift_extremes
+from . import measures as info
 
 CHANNEL_TOL = SUM_TOL
 """A channel is row-stochastic if every entry is >= 0 and every row sums to 1 within this."""
@@ -35,6 +36,8 @@ def measures(problem, q: np.ndarray) -> dict:
         "di": column_spread(problem.prior[:, None] * q),
         "mil": max(float(np.log(q.max(axis=0).sum())), 0.0),
         "mip": mutual_information(problem.prior, q),
+        **{f"secret_{k}" if not k.startswith("secret") else k: v
+           for k, v in info.all_measures(problem.secret, q).items()},
     }
 
 

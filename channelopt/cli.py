@@ -39,6 +39,26 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--no-progress", action="store_true", help="no progress bar")
     t = sub.add_parser("theorems", help="list the registered closed forms with their citations")
     t.add_argument("--json", action="store_true")
+    z = sub.add_parser("analyze", help="exact relations between notions, composition, transferability, watchdog")
+    zs = z.add_subparsers(dest="analysis", required=True, parser_class=_Parser)
+    for name, hlp in (("relations", "LIP vs LDP / DI for one prior (CA-LIP Thm 1, Prop 1, Thm 3)"),
+                      ("composition", "n independent LIP releases (CA-LIP Thm 4)"),
+                      ("transfer", "a mechanism designed for one prior used under another (CA-LIP Lemma 3, Eq 12)")):
+        zp = zs.add_parser(name, help=hlp)
+        zp.add_argument("--prior", required=True, help="comma-separated probabilities")
+        if name == "composition":
+            zp.add_argument("--epsilons", required=True, help="comma-separated budgets, one per release")
+        else:
+            zp.add_argument("--epsilon", required=True, type=float)
+        if name == "transfer":
+            zp.add_argument("--other", required=True, help="the prior the mechanism is used under")
+        zp.add_argument("--json", action="store_true")
+    zw = zs.add_parser("watchdog", help="asymmetric watchdog for a joint Pr(S, X) (ALIP)")
+    zw.add_argument("--joint", required=True, help="CSV: one row per secret s, one column per symbol x")
+    zw.add_argument("--eps-lower", required=True, type=float)
+    zw.add_argument("--eps-upper", required=True, type=float)
+    zw.add_argument("--no-optimum", action="store_true", help="skip the certified ALIP optimum")
+    zw.add_argument("--json", action="store_true")
     r = sub.add_parser("reproduce", help="reproduce the papers' figures (CSV + PNG)")
     r.add_argument("figures", nargs="*", help="figure ids (default: all); see --list")
     r.add_argument("--list", action="store_true", help="list the figure ids and exit")
@@ -145,6 +165,26 @@ def _verify(args) -> int:
     return 1 if any(r.errors for r in reports) else 0
 
 
+def _analyze(args) -> int:
+    from . import analyze as A
+    from .io import read_channel
+    if args.analysis == "relations":
+        doc = A.relations(A.parse_list("--prior", args.prior), args.epsilon)
+    elif args.analysis == "composition":
+        doc = A.composition(A.parse_list("--prior", args.prior), A.parse_list("--epsilons", args.epsilons))
+    elif args.analysis == "transfer":
+        doc = A.transfer(A.parse_list("--prior", args.prior), A.parse_list("--other", args.other), args.epsilon)
+    else:
+        doc = A.watchdog_report(read_channel(args.joint), args.eps_lower, args.eps_upper,
+                                optimum=not args.no_optimum)
+    if args.json:
+        print(json.dumps(doc, indent=2))
+    else:
+        for k, v in doc.items():
+            print(f"{k:>26}: {v}")
+    return 0
+
+
 def _reproduce(args) -> int:
     from pathlib import Path
 
@@ -179,7 +219,7 @@ def main(argv=None) -> int:
     try:
         args = _parser().parse_args(argv)
         return {"solve": _solve, "audit": _audit, "reproduce": _reproduce, "verify": _verify,
-                "theorems": _theorems}[args.command](args)
+                "theorems": _theorems, "analyze": _analyze}[args.command](args)
     except ChannelOptError as e:
         print(f"channelopt: error: {e}".replace("\n", " "), file=sys.stderr)
         return 2 if isinstance(e, ProblemError) else 1

@@ -175,3 +175,34 @@ def sup_approx(P, eps: float, delta: float, m: int, given: str, form: str, measu
             if -r.fun > best:
                 best, arg = float(-r.fun), r.x[:nq].reshape(d, m)
     return (best, arg) if channel else best
+
+
+def repeated_leakage(ray_sets, P) -> float:
+    """Exact LIP leakage of n independent releases of the same X (prior P), column cone k for release
+    k: the product column is prod_k c^k (elementwise); extremes at extreme rays as in
+    `composed_leakage`, enumerated release by release with duplicate products removed (the ratio is
+    scale-free, so products are kept normalized)."""
+    P = np.asarray(P, float)
+    prods = np.ones((1, P.size))
+    for R in ray_sets:
+        prods = (prods[:, None, :] * R[None, :, :]).reshape(-1, P.size)
+        prods /= prods.max(axis=1, keepdims=True)
+        _, first = np.unique(np.round(np.log(prods), 10), axis=0, return_index=True)   # dedup in log space
+        prods = prods[first]
+    ratio = prods / (prods @ P)[:, None]
+    return float(max(np.log(ratio.max()), -np.log(ratio.min())))
+
+
+def empirical_prior(samples, d: int) -> np.ndarray:
+    """Relative frequencies of samples in 0..d-1; an unseen symbol makes LIP under the empirical
+    prior undefined (its posterior ratio is 0/0), so it is an error naming the symbol."""
+    from .errors import ProblemError
+    x = np.asarray(samples)
+    if x.size < 1:
+        raise ProblemError("empirical prior needs n >= 1 samples")
+    counts = np.bincount(x, minlength=d)
+    if counts.size > d:
+        raise ProblemError(f"samples must lie in 0..{d - 1}, got {int(x.max())}")
+    if np.any(counts == 0):
+        raise ProblemError(f"empirical prior: symbol {int(np.argmin(counts))} is unseen in {x.size} samples")
+    return counts / x.size

@@ -86,3 +86,22 @@ def test_tdsc_fig10_orders_ue_designs_and_flags_rr_lip_by_its_condition():
 
 def _series_rows(f, panel, name):
     return {r["x"]: r["y"] for r in f.rows if r["panel"] == panel and r["series"] == name}
+
+
+@pytest.mark.parametrize("fid,pairs", [
+    ("calip-fig2", [("exact eps~(P) (Eq 9)", "Prop 1 bound"), ("exact max posterior ratio (Eq 10)", "Thm 3 bound 2 eps + D_inf")]),
+    ("calip-fig5", [(" exact", " Thm 4 bound"), (" exact", " Cor 4 bound")]),
+])
+def test_calip_exact_curves_never_exceed_the_papers_bounds(fid, pairs):
+    f = figures.make(fid, quick=True)
+    rows = f.rows
+    checked = 0
+    for exact_tag, bound_tag in pairs:
+        for r in rows:
+            if r["series"].endswith(exact_tag) or exact_tag in r["series"]:
+                name = r["series"].replace(exact_tag, bound_tag)
+                match = [b for b in rows if b["panel"] == r["panel"] and b["series"] == name and b["x"] == r["x"]]
+                if match:
+                    assert r["y"] <= match[0]["y"] + 1e-9
+                    checked += 1
+    assert checked >= 10
