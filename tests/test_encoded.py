@@ -203,14 +203,15 @@ def test_idue_ps_sampling_and_estimator():
     rng = np.random.default_rng(11)
     m, l = 5, 3
     sets = [np.array(s) for s in ([0], [0, 1], [1, 2, 3], [0, 2, 3, 4], [4])]
-    draws = np.array([itemset.pad_and_sample(sets, m, l, rng) for _ in range(20000)])
+    sets = itemset.check_sets(sets, m)
+    draws = np.array([itemset.pad_and_sample(sets, m, l, rng, validate=False) for _ in range(20000)])
     for u, s in enumerate(sets):
         freq = np.bincount(draws[:, u], minlength=m + l) / draws.shape[0]
         assert np.abs(freq - itemset.sampling(s, m, l)).max() < 0.015
-    users = [sets[i % 3] for i in range(300)]                                # all of size <= l
+    users = itemset.check_sets([sets[i % 3] for i in range(300)], m)         # all of size <= l
     true = np.bincount(np.concatenate(users), minlength=m)
     a, b = np.full(m + l, 0.5), np.full(m + l, 0.2)
-    est = np.array([itemset.estimate(itemset.counts_of(itemset.pad_and_sample(users, m, l, rng), a, b, rng),
+    est = np.array([itemset.estimate(itemset.counts_of(itemset.pad_and_sample(users, m, l, rng, False), a, b, rng),
                                      len(users), a, b, m, l) for _ in range(2000)])
     se = est.std(axis=0) / np.sqrt(est.shape[0])
     assert np.all(np.abs(est.mean(axis=0) - true) < 4 * se + 1e-9)

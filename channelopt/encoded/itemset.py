@@ -52,11 +52,12 @@ def sampling(x, m: int, l: int) -> np.ndarray:
     return pi
 
 
-def pad_and_sample(sets, m: int, l: int, rng) -> np.ndarray:
+def pad_and_sample(sets, m: int, l: int, rng, validate: bool = True) -> np.ndarray:
     """One sampled item per user (Algorithm 1), vectorized over users. Sets are checked first
-    (non-empty, items in 0..m-1)."""
+    (non-empty, items in 0..m-1) unless validate=False (sets already from check_sets)."""
     l = _check_l(l)
-    sets = check_sets(sets, m)
+    if validate:
+        sets = check_sets(sets, m)
     sizes = np.array([len(s) for s in sets])
     n = sizes.size
     slot = rng.integers(0, np.maximum(sizes, l))            # position in the padded set of size max(|x|, l)
