@@ -91,11 +91,32 @@ def lemma4(mu1: float, s1: float, mu2: float, s2: float, gamma: float) -> float:
     return float(1 + Q((yu - mu1) / s1) - Q((yl - mu1) / s1) - gamma * (1 + Q((yu - mu2) / s2) - Q((yl - mu2) / s2)))
 
 
-def numerical(f, g, gamma: float, lo: float, hi: float, points=None) -> float:
-    """integral over [lo, hi] of max(f - gamma g, 0) by adaptive quadrature (f, g: vectorized pdfs)."""
-    val, _ = integrate.quad(lambda y: max(f(y) - gamma * g(y), 0.0), lo, hi, points=points, limit=500,
-                            epsabs=1e-13, epsrel=1e-10)
-    return float(val)
+def numerical(f, g, gamma: float, lo: float, hi: float, points=None, n: int = 20001) -> float:
+    """integral over [lo, hi] of max(f - gamma g, 0) (f, g: vectorized pdfs), independent of the
+    closed form: the sign changes of f - gamma g are located on an n-point grid and refined by
+    Brent's method, then f - gamma g (smooth there) is integrated by adaptive quadrature on each
+    interval where it is positive."""
+    from scipy.optimize import brentq
+    h = lambda y: f(y) - gamma * g(y)          # noqa: E731
+    y = np.linspace(lo, hi, n)
+    if points is not None:
+        y = np.unique(np.concatenate([y, np.asarray(points, float)]))
+    v = h(y)
+    pos = v > 0
+    total = 0.0
+    k = 0
+    while k < y.size:
+        if not pos[k]:
+            k += 1
+            continue
+        j = k
+        while j + 1 < y.size and pos[j + 1]:
+            j += 1
+        a = y[k] if k == 0 else brentq(h, y[k - 1], y[k], xtol=1e-14)
+        b = y[j] if j == y.size - 1 else brentq(h, y[j], y[j + 1], xtol=1e-14)
+        total += integrate.quad(h, a, b, limit=200, epsabs=1e-14, epsrel=1e-12)[0]
+        k = j + 1
+    return float(max(total, 0.0))
 
 
 def prop3_rhs(E_inv: float, eps: float) -> float:

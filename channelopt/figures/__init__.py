@@ -81,9 +81,9 @@ class Figure:
 
 
 def _registry() -> dict:
-    from . import adult, alip, calip, encoded, lip_cns, lip_tdsc
+    from . import adult, alip, calip, continuous, encoded, lip_cns, lip_tdsc
     return {**lip_tdsc.FIGURES, **lip_cns.FIGURES, **adult.FIGURES, **encoded.FIGURES, **calip.FIGURES,
-            **alip.FIGURES}
+            **continuous.FIGURES, **alip.FIGURES}
 
 
 def figure_ids() -> list[str]:
