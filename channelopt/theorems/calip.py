@@ -11,7 +11,7 @@ from ..relations import (composed_leakage, di_cone, eta, ldp_cone, ldp_leakage_o
                          sup_approx, tv)
 from . import Outcome, Theorem
 from .check import VERIFY_TOL, bound_claim, value_claim
-from .grids import clean, dims, eps_grid, priors
+from .grids import clean, dims, eps_grid, prior_pair_cases, priors
 
 CITE = "001_4e05b490feb02d30.txt"
 
@@ -34,6 +34,12 @@ def _cases(quick: bool) -> list[dict]:
             for eps in eps_grid(quick)]
 
 
+def _exact_vs_bound(inputs, exact: float, bound: float, relation: str):
+    o = bound_claim(inputs, exact, bound, {"relation": relation})
+    o.note = f"exact {exact:.6g}"
+    return o
+
+
 def _thm1(inputs):
     """eps~(P) of Eq 9, exactly (LP over the LIP cone), against Prop 1's closed bound; the outcome
     also records how loose Prop 1 is (bound - exact)."""
@@ -48,18 +54,10 @@ def _thm1(inputs):
 def _thm1_converse(inputs):
     P, eps = np.asarray(inputs["prior"]), inputs["epsilon"]
     exact = lip_leakage_of(ldp_cone(P.size, eps), P)
-    o = bound_claim(inputs, exact, ldp_to_lip(P.min(), eps), {"relation": "eps-LDP => ln(P_min + e^eps(1-P_min))-LIP"})
-    o.note = f"exact {exact:.6g}"
-    return o
+    return _exact_vs_bound(inputs, exact, ldp_to_lip(P.min(), eps), "eps-LDP => ln(P_min + e^eps(1-P_min))-LIP")
 
 
-def _bp_cases(quick: bool) -> list[dict]:
-    out = []
-    for d in dims(quick):
-        ps = priors(d, quick)
-        for i in range(len(ps) - 1):
-            out += [{"priors": [clean(ps[i]), clean(ps[i + 1])], "epsilon": eps} for eps in eps_grid(quick)]
-    return out
+_bp_cases = prior_pair_cases
 
 
 def _thm2(inputs):
@@ -125,9 +123,7 @@ def _thm4(inputs):
         joint = joint[..., None] * np.eye(P.size).reshape((1,) * (joint.ndim - 1) + (P.size, P.size))
     # the same X released n times: the joint of (X_1..X_n) is concentrated on the diagonal
     exact = composed_leakage(R, joint)
-    o = bound_claim(inputs, exact, thm4_bound(P.min(), eps), {"relation": "L_LIP(X; Y_1..Y_n) <= Thm 4 bound"})
-    o.note = f"exact {exact:.6g}"
-    return o
+    return _exact_vs_bound(inputs, exact, thm4_bound(P.min(), eps), "L_LIP(X; Y_1..Y_n) <= Thm 4 bound")
 
 
 def _cor4_cases(quick: bool) -> list[dict]:
@@ -147,9 +143,7 @@ def _cor4(inputs):
             joint = joint[..., None] * np.eye(d).reshape((1,) * (joint.ndim - 1) + (d, d))
         exact = max(exact, composed_leakage(R, joint))
     bound = thm4_bound(Ps.min(), eps, pmin_omega=Ps.min(axis=1).max())
-    o = bound_claim(inputs, exact, bound, {"relation": "L_BP-LIP(X; Y_1..Y_n) <= Cor 4 bound"})
-    o.note = f"exact {exact:.6g}"
-    return o
+    return _exact_vs_bound(inputs, exact, bound, "L_BP-LIP(X; Y_1..Y_n) <= Cor 4 bound")
 
 
 def _cor5_cases(quick: bool) -> list[dict]:
@@ -177,9 +171,7 @@ def _cor5(inputs):
     omega = sum(min(2 * e, np.log((np.exp(e) - 1 + p) / p)) for e, p in zip(eps, pmin_k))
     jmin = float(J.min())
     bound = float(np.log(jmin + np.exp(omega) * (1 - jmin)))
-    o = bound_claim(inputs, exact, bound, {"relation": "L_LIP(X^n; Y^n) <= Eq 11"})
-    o.note = f"exact {exact:.6g}"
-    return o
+    return _exact_vs_bound(inputs, exact, bound, "L_LIP(X^n; Y^n) <= Eq 11")
 
 
 # ---- transferability (Lemma 3, Eq 12, Cor 6, Cor 8) ----------------------------------------------

@@ -51,3 +51,13 @@ def intervals(quick: bool) -> list[tuple[float, float]]:
 
 def clean(v) -> list:
     return [float(x) for x in np.asarray(v, float).ravel()]
+
+
+def prior_pair_cases(quick: bool) -> list[dict]:
+    """Prior sets of two consecutive grid priors (same d), each at every eps of the grid."""
+    out = []
+    for d in dims(quick):
+        ps = priors(d, quick)
+        for i in range(len(ps) - 1):
+            out += [{"priors": [clean(ps[i]), clean(ps[i + 1])], "epsilon": eps} for eps in eps_grid(quick)]
+    return out

@@ -11,7 +11,7 @@ from ..problem import Joint, Problem
 from ..utility import Bayes, Distortion
 from . import Outcome, Theorem
 from .check import VERIFY_TOL, bound_claim, certified_optimum, channel_claim, value_claim
-from .grids import clean, dims, eps_grid, intervals, latent_binary, priors
+from .grids import clean, dims, eps_grid, intervals, latent_binary, prior_pair_cases, priors
 
 CITE = "000_2497c67e0b5f0c95.txt"
 
@@ -240,13 +240,7 @@ def _thm4(inputs):
     return _ue_claim(inputs, np.atleast_2d(inputs["prior"]), inputs["epsilon"])
 
 
-def _cor2_cases(quick: bool) -> list[dict]:
-    out = []
-    for d in dims(quick):
-        ps = priors(d, quick)
-        for i in range(len(ps) - 1):
-            out += [{"priors": [clean(ps[i]), clean(ps[i + 1])], "epsilon": eps} for eps in eps_grid(quick)]
-    return out
+_cor2_cases = prior_pair_cases
 
 
 def _cor2(inputs):
