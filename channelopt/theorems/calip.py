@@ -243,6 +243,37 @@ def _cor8(inputs):
     return bound_claim(inputs, exact, eps + e, {"relation": "L(M, P_true) <= eps + eta (Eq 15)", "eta": e})
 
 
+def _cor7_cases(quick: bool) -> list[dict]:
+    return [{"prior": P, "samples": n, "beta": 0.01, "epsilon": e}
+            for P in ([0.3, 0.7], [0.2, 0.3, 0.5]) for n in ((50, 500) if quick else (20, 50, 200, 1000, 5000))
+            for e in ((1.0,) if quick else (0.5, 1.0, 3.0))]
+
+
+def _cor7(inputs):
+    """001 Cor 7: with probability >= 1 - beta the discrepancy |L(M(P^), P^) - L(M(P^), P)| of a
+    mechanism designed on the empirical prior P^ (here RR-LIP, Eq 19) is at most
+    eta = ln(1 + Dbar / (2c)), Dbar = sqrt(2/n (|X| - ln beta)), c = min(P^_min, P_min). Monte-Carlo
+    with 2,000 seeded draws of P^ (draws with an unseen symbol count as failures); the claim fails if
+    the failure rate exceeds beta by more than 3 standard errors."""
+    from .lip_tdsc import rr_lip
+    P, n, beta, eps = np.asarray(inputs["prior"]), inputs["samples"], inputs["beta"], inputs["epsilon"]
+    rng = np.random.default_rng(7)
+    bar = np.sqrt(2 / n * (P.size - np.log(beta)))
+    fails, draws = 0, 2000
+    for _ in range(draws):
+        Ph = rng.multinomial(n, P) / n
+        if np.any(Ph == 0):
+            fails += 1
+            continue
+        q = rr_lip(Ph, eps)                      # all entries > 0: the LIP leakage is max |ln q / lambda|
+        lip = lambda prior: float(np.abs(np.log(q) - np.log(prior @ q)).max())     # noqa: E731
+        e = np.log(1 + bar / (2 * min(Ph.min(), P.min())))
+        fails += abs(lip(Ph) - lip(P)) > e
+    rate = fails / draws
+    se = np.sqrt(beta * (1 - beta) / draws)
+    return bound_claim(inputs, float(rate), float(beta + 3 * se), {"relation": "Pr(discrepancy > eta) <= beta"})
+
+
 # ---- approximate LIP / LDP (Cor 3) --------------------------------------------------------------
 
 def _cor3_cases(quick: bool) -> list[dict]:
@@ -468,6 +499,8 @@ THEOREMS = [
     Theorem("calip-cor6", f"{CITE} Corollary 6", "eta + eps is the smallest term of Eq 12 iff D_TV <= "
             "min(P1_min, P2_min)(e^min(eps, Phi) - 1), Phi = (e^eps - 1 + P1_min)/P1_min - eps", _transfer_cases, _cor6,
             candidates=(("eps <= Phi (the min picks eps)", lambda i: i["epsilon"] <= (np.exp(i["epsilon"]) - 1 + min(i["prior"])) / min(i["prior"]) - i["epsilon"]),)),
+    Theorem("calip-cor7", f"{CITE} Corollary 7 (Eq 14)", "a mechanism designed on the empirical prior of n samples "
+            "leaks within eta = ln(1 + Dbar/(2c)) of its design leakage with probability 1 - beta", _cor7_cases, _cor7),
     Theorem("calip-cor8", f"{CITE} Corollary 8 (Eq 15)", "a mechanism eps-LIP for a family of priors leaks at most "
             "eps + eta under the true prior", _cor8_cases, _cor8),
     Theorem("calip-prop2", f"{CITE} Proposition 2", "the sampling mechanism with lambda = min{delta e^eps, "
