@@ -225,6 +225,11 @@ def _cor6(inputs):
                    None, float(abs(terms[0] - min(terms[1:]))) if kind != "holds" else 0.0)
 
 
+def _eps_below_phi(inputs) -> bool:
+    p1, eps = min(inputs["prior"]), inputs["epsilon"]
+    return eps <= (np.exp(eps) - 1 + p1) / p1 - eps
+
+
 def _cor8_cases(quick: bool) -> list[dict]:
     out = []
     for c in _transfer_cases(quick)[:: 3 if quick else 2]:
@@ -498,7 +503,7 @@ THEOREMS = [
             "min[eta + eps, 2 eps, ln((e^eps - 1 + P1_min)/P1_min)] under P2", _transfer_cases, _eq12),
     Theorem("calip-cor6", f"{CITE} Corollary 6", "eta + eps is the smallest term of Eq 12 iff D_TV <= "
             "min(P1_min, P2_min)(e^min(eps, Phi) - 1), Phi = (e^eps - 1 + P1_min)/P1_min - eps", _transfer_cases, _cor6,
-            candidates=(("eps <= Phi (the min picks eps)", lambda i: i["epsilon"] <= (np.exp(i["epsilon"]) - 1 + min(i["prior"])) / min(i["prior"]) - i["epsilon"]),)),
+            candidates=(("eps <= Phi (the min picks eps)", _eps_below_phi),)),
     Theorem("calip-cor7", f"{CITE} Corollary 7 (Eq 14)", "a mechanism designed on the empirical prior of n samples "
             "leaks within eta = ln(1 + Dbar/(2c)) of its design leakage with probability 1 - beta", _cor7_cases, _cor7),
     Theorem("calip-cor8", f"{CITE} Corollary 8 (Eq 15)", "a mechanism eps-LIP for a family of priors leaks at most "
