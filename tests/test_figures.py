@@ -22,6 +22,8 @@ def _series(rows, panel, name):
 def test_reproduce_writes_csv_and_png_and_lip_never_loses_to_ldp(tmp_path, capsys):
     assert main(["reproduce", "tdsc-fig11", "--quick", "--out", str(tmp_path)]) == 0
     assert (tmp_path / "tdsc-fig11.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    readme = (tmp_path / "README.md").read_text()
+    assert "## tdsc-fig11" in readme and "## tdsc-fig7" not in readme     # only the sections this directory has
     rows = _rows(tmp_path / "tdsc-fig11.csv")
     panels = {r["panel"] for r in rows}
     for panel in panels:
