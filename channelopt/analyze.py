@@ -68,8 +68,7 @@ def transfer(prior, other, epsilon: float) -> dict:
 
 
 def watchdog_report(joint, eps_l: float, eps_u: float, optimum: bool = True) -> dict:
-    from .figures.alip import optimum_nmi
-    from .watchdog import check_joint, watchdog
+    from .watchdog import check_joint, optimum_nmi, watchdog
     J = check_joint(joint)
     w = watchdog(J, eps_l, eps_u)
     out = {"eps_lower": eps_l, "eps_upper": eps_u, "low_risk": w.low, "high_risk": w.high,

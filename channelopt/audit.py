@@ -36,8 +36,7 @@ def measures(problem, q: np.ndarray) -> dict:
         "di": column_spread(problem.prior[:, None] * q),
         "mil": max(float(np.log(q.max(axis=0).sum())), 0.0),
         "mip": mutual_information(problem.prior, q),
-        **{f"secret_{k}" if not k.startswith("secret") else k: v
-           for k, v in info.all_measures(problem.secret, q).items()},
+        **{f"secret_{k}": v for k, v in info.all_measures(problem.secret, q).items()},
     }
 
 

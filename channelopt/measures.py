@@ -84,6 +84,6 @@ def secret_ldp(joint, q) -> float:
 
 
 def all_measures(joint, q, alpha: float = 2.0) -> dict:
-    return {"secret_ldp": secret_ldp(joint, q), "mutual_information": mutual_information(joint, q),
+    return {"ldp": secret_ldp(joint, q), "mutual_information": mutual_information(joint, q),
             "maximal_leakage": maximal_leakage(joint, q), "alpha_lift": alpha_lift(joint, q, alpha),
             "sibson": sibson(joint, q, alpha), "arimoto": arimoto(joint, q, alpha)}

@@ -125,6 +125,19 @@ def watchdog(joint, eps_l: float, eps_u: float, repair: bool = True) -> Watchdog
                     log_lifts(J, high) if high else None, bool(attained), moved)
 
 
+def optimum_nmi(J: np.ndarray, eps_l: float, eps_u: float) -> float | None:
+    """NMI of the certified optimal channel for the same ALIP constraints (posterior-space LP), or
+    None when the solver cannot certify one (callers count those instead of guessing)."""
+    from .methods import solve
+    from .notions import ALIP
+    from .problem import Joint, Problem
+    from .utility import Bayes
+    PS = J.sum(axis=1)
+    r = solve(Problem(prior=J.sum(axis=0), latent=Joint(PS, J / PS[:, None]), privacy=[ALIP(eps_l, eps_u)],
+                      utility=Bayes("mutual-information", normalized=True)))
+    return r.objective if r.status == "optimal" else None
+
+
 def random_joint(n_s: int, n_x: int, rng, concentration: float = 1.0) -> np.ndarray:
     """A random Pr(S, X): Dirichlet over the |S| |X| cells (every symbol kept with positive mass)."""
     J = rng.dirichlet(np.full(n_s * n_x, concentration)).reshape(n_s, n_x)

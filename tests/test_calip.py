@@ -67,6 +67,13 @@ def test_composed_leakage_equals_the_audit_of_materialized_product_channels():
     assert exact <= calip.thm4_bound(P.min(), eps)
 
 
+def test_repeated_release_enumeration_equals_the_general_composition():
+    P = np.array([0.1, 0.3, 0.6])
+    R = [relations.rays(relations.lip_cone(P, e), P) for e in (0.5, 2.0, 1.0)]
+    joint = np.einsum("i,ij,ik->ijk", P, np.eye(3), np.eye(3))        # the same X three times
+    assert relations.repeated_leakage(R, P) == pytest.approx(relations.composed_leakage(R, joint), rel=1e-12)
+
+
 def test_single_release_composition_is_the_budget():
     P = np.array([0.1, 0.2, 0.7])
     for eps in (0.3, 2.0):

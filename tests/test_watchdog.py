@@ -10,9 +10,8 @@ from channelopt import LIP, Problem
 from channelopt import measures as M
 from channelopt.cli import main
 from channelopt.errors import ProblemError
-from channelopt.figures.alip import optimum_nmi
 from channelopt.problem import Joint
-from channelopt.watchdog import log_lifts, random_joint, watchdog
+from channelopt.watchdog import log_lifts, optimum_nmi, random_joint, watchdog
 
 
 def _joint_x(P):

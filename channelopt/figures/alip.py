@@ -5,27 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import SolverError
-from ..notions import ALIP
-from ..problem import Joint, Problem
-from ..utility import Bayes
-from ..watchdog import random_joint, watchdog
+from ..watchdog import optimum_nmi, random_joint, watchdog
 from . import Figure
-from .common import certified
 
 N_S, N_X = 5, 17
-
-
-def optimum_nmi(J: np.ndarray, eps_l: float, eps_u: float) -> float | None:
-    """NMI of the certified ALIP optimum, or None when the solver cannot certify one (the figures
-    count and report those joints instead of guessing)."""
-    PS = J.sum(axis=1)
-    p = Problem(prior=J.sum(axis=0), latent=Joint(PS, J / PS[:, None]), privacy=[ALIP(eps_l, eps_u)],
-                utility=Bayes("mutual-information", normalized=True))
-    try:
-        return certified(p)
-    except SolverError:
-        return None
 
 
 def fig2(quick: bool) -> Figure:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from scipy.integrate import trapezoid
 
 from ..continuous import gmm
 from ..continuous import mechanisms as C
@@ -86,7 +87,7 @@ def fig10(quick: bool) -> Figure:
                          ("LIP instance-independent (Eq 25)", np.full(3, C.laplace_indep(P, D, eps))),
                          ("LIP instance-dependent (Eq 26, alpha from the audit)", C.laplace_dep(P, D, eps, alpha))):
             dens = C.truncated_laplace(vals, b, lo, hi, y)
-            mae = P @ np.trapezoid(dens * np.abs(y[None, :] - vals[:, None]), y, axis=1)
+            mae = P @ trapezoid(dens * np.abs(y[None, :] - vals[:, None]), y, axis=1)
             leak = C.laplace_lip_leakage(P, vals, b, lo, hi, 4001)
             f.add("E|X - Y|", label, eps, mae, feasible=bool(leak <= eps + 1e-9), leakage=leak)
             if label.startswith("LIP instance-dependent"):
