@@ -31,13 +31,16 @@ class Program:
     lb: np.ndarray
     ub: np.ndarray
     conic: list = field(default_factory=list)  # notions with cvxpy-only constraints
+    lift: sp.csr_matrix | None = None  # vec(q) = lift @ z when a floor was substituted away
 
     @property
     def n(self) -> int:
         return self.c.size
 
     def channel(self, z: np.ndarray) -> np.ndarray:
-        return np.asarray(z[: self.d * self.m]).reshape(self.d, self.m)
+        z = np.asarray(z)
+        q = z[: self.d * self.m] if self.lift is None else self.lift @ z
+        return np.asarray(q).reshape(self.d, self.m)
 
     def dual_bound(self, y_ub: np.ndarray, y_eq: np.ndarray) -> float:
         """A lower bound on the optimum from any multipliers (weak duality), checked here, not trusted.
@@ -57,9 +60,14 @@ class Program:
         return float(y_ub @ self.b_ub + y_eq @ self.b_eq + box.sum())
 
 
-def build(problem, linear_costs: bool = True) -> Program:
+def build(problem, linear_costs: bool = True, substitute: bool = True) -> Program:
     """Stack the notions' blocks and the utility's cost into one Program (cost 0 when
-    `linear_costs` is False, for methods that bring their own objective)."""
+    `linear_costs` is False, for methods that bring their own objective).
+
+    substitute: when a notion declares a per-output floor l_y <= q[x, y] (LDP, MinID-LDP), write
+    q = s + l with s >= 0 (`substitute_floor`): the d*m floor rows become bounds. Same feasible
+    set and optimum; HiGHS solves the LDP d = 128 Hamming LP ~15x faster in this form.
+    """
     d, m = problem.d, problem.m
     nq = d * m
     blocks = [(n, n.linear(problem)) for n in problem.privacy if n.linear_form]
@@ -70,8 +78,12 @@ def build(problem, linear_costs: bool = True) -> Program:
     n = nq + n_aux + (1 if minimax else 0)
 
     rows, rhs, eq_rows, eq_rhs = [], [], [], []
-    offset = nq
+    offset, row_offset, floor = nq, 0, None
     for _, b in blocks:
+        if b.floor is not None and floor is None:
+            group = np.zeros(d, dtype=int) if b.floor_group is None else np.asarray(b.floor_group)
+            floor = (row_offset + b.floor, offset, group)
+        row_offset += b.n_rows
         rows.append(_place(b.A_q, b.A_aux, b.n_rows, offset, b.n_aux, n, nq))
         rhs.append(b.b)
         if b.n_eq:
@@ -94,7 +106,27 @@ def build(problem, linear_costs: bool = True) -> Program:
     stochastic = sp.hstack([sp.kron(sp.identity(d), np.ones((1, m))), sp.csr_matrix((d, n - nq))], format="csr")
     A_eq = sp.vstack([stochastic] + eq_rows, format="csr")
     b_eq = np.concatenate([np.ones(d)] + eq_rhs)
-    return Program(d, m, c, A_ub, b_ub, A_eq, b_eq, lb, ub, conic)
+    prog = Program(d, m, c, A_ub, b_ub, A_eq, b_eq, lb, ub, conic)
+    return substitute_floor(prog, *floor) if substitute and floor is not None else prog
+
+
+def substitute_floor(prog: Program, row0: int, aux0: int, group: np.ndarray) -> Program:
+    """Rows row0 .. row0 + dm - 1 of A_ub read `-q[x, y] + l[x, y] <= 0` with
+    l[x, y] = z[aux0 + group[x] * m + y]. With q = s + l they read `-s <= 0`, a bound: drop them
+    and map every other row, the cost and the equalities through z_old = M z_new.
+    q <= 1 and l >= 0 give 0 <= s <= 1.
+    """
+    d, m, nq = prog.d, prog.m, prog.d * prog.m
+    xy = np.arange(nq)
+    cols = aux0 + group[xy // m] * m + xy % m
+    M = (sp.identity(prog.n, format="csr")
+         + sp.csr_matrix((np.ones(nq), (xy, cols)), shape=(prog.n, prog.n))).tocsr()
+    keep = np.ones(prog.A_ub.shape[0], dtype=bool)
+    keep[row0:row0 + nq] = False
+    A_ub = (prog.A_ub[keep] @ M).tocsr()
+    A_ub.eliminate_zeros()
+    return Program(d, m, M.T @ prog.c, A_ub, prog.b_ub[keep], (prog.A_eq @ M).tocsr(), prog.b_eq,
+                   prog.lb, prog.ub, prog.conic, lift=M[:nq])
 
 
 def _place(M_q, M_aux, r: int, offset: int, n_aux: int, n: int, nq: int) -> sp.csr_matrix:
@@ -166,7 +198,8 @@ def solve_cvxpy(prog: Program, problem, solver: str) -> RawSolution:
     import cvxpy as cp
 
     z = cp.Variable(prog.n)
-    q = cp.reshape(z[: prog.d * prog.m], (prog.d, prog.m), order="C")
+    vec_q = z[: prog.d * prog.m] if prog.lift is None else prog.lift @ z
+    q = cp.reshape(vec_q, (prog.d, prog.m), order="C")
     finite_lb, finite_ub = np.isfinite(prog.lb), np.isfinite(prog.ub)
     ub_rows = prog.A_ub @ z <= prog.b_ub
     eq_rows = prog.A_eq @ z == prog.b_eq

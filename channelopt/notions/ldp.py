@@ -39,7 +39,7 @@ class LDP(Notion):
         spread = ones_per_column(d, m)
         A_q = sp.vstack([-eye, eye], format="csr")
         A_aux = sp.vstack([spread, -np.exp(self.epsilon) * spread], format="csr")
-        return LinearBlock(A_q, np.zeros(2 * d * m), A_aux, np.zeros(m), np.ones(m))
+        return LinearBlock(A_q, np.zeros(2 * d * m), A_aux, np.zeros(m), np.ones(m), floor=0)
 
     def leakage(self, problem, q):
         return column_spread(q)
@@ -146,25 +146,35 @@ class IDLDP(Notion):
         return ratio_rows(problem.d, i, j, 1.0, np.exp(self.pair_budgets()[i, j]))
 
     def linear(self, problem) -> LinearBlock:
-        if self.pair_epsilons is not None or self.combine != "min":
+        """Per-level form (any `combine`, when the budgets take K < d distinct values).
+
+        Every pair budget r(eps_x, eps_x') depends only on the levels of x and x'. With
+        u[k, y] <= q[x, y] <= v[k, y] for x in level k, the pair constraints are exactly
+        v[j, y] <= e^{r(e_j, e_k)} u[k, y] for every ordered pair of levels (take u, v the
+        level's min and max): 2dm + K^2 m rows instead of d(d-1)m. The rows u <= q are a floor
+        that the LP substitutes away.
+        """
+        if self.pair_epsilons is not None:
             return super().linear(problem)
-        d, m = problem.d, problem.m
-        groups = []  # (top, bottom, level): max_top q <= e^level * min_bottom q
-        for level in np.unique(self.epsilons):
-            L = np.flatnonzero(self.epsilons == level)
-            S = np.flatnonzero(self.epsilons >= level)
-            groups.append((L, S, level))
-            if L.size != S.size:
-                groups.append((S, L, level))
-        n_aux = len(groups) * m
-        A_q, A_aux = [], []
-        for g, (top, bottom, level) in enumerate(groups):
-            # u_y <= q[x', y] for x' in bottom;  q[x, y] <= e^level u_y for x in top
-            A_q += [_select(bottom, d, m, -1.0), _select(top, d, m, 1.0)]
-            A_aux += [_aux(bottom.size, g, m, n_aux, 1.0), _aux(top.size, g, m, n_aux, -np.exp(level))]
-        A_q = sp.vstack(A_q, format="csr")
-        return LinearBlock(A_q, np.zeros(A_q.shape[0]), sp.vstack(A_aux, format="csr"),
-                           np.zeros(n_aux), np.ones(n_aux))
+        levels, g = np.unique(self.epsilons, return_inverse=True)
+        K, d, m = levels.size, problem.d, problem.m
+        if K >= d:  # every budget distinct: the pairwise rows are no larger
+            return super().linear(problem)
+        r = self.combine if callable(self.combine) else COMBINE[self.combine]
+        RL = np.array(r(levels[:, None], levels[None, :]), dtype=float)
+        nq, nk = d * m, K * m
+        xy = np.arange(nq)
+        G = sp.csr_matrix((np.ones(nq), (xy, g[xy // m] * m + xy % m)), shape=(nq, nk))
+        Z = sp.csr_matrix((nq, nk))
+        jk = np.arange(K * K * m)
+        j, k, y = jk // (K * m), (jk // m) % K, jk % m
+        pairs = sp.csr_matrix((np.r_[-np.exp(RL[j, k]), np.ones(jk.size)],
+                               (np.r_[jk, jk], np.r_[k * m + y, nk + j * m + y])), shape=(jk.size, 2 * nk))
+        eye = sp.identity(nq, format="csr")
+        A_q = sp.vstack([-eye, eye, sp.csr_matrix((jk.size, nq))], format="csr")
+        A_aux = sp.vstack([sp.hstack([G, Z]), sp.hstack([Z, -G]), pairs], format="csr")
+        return LinearBlock(A_q, np.zeros(A_q.shape[0]), A_aux, np.zeros(2 * nk), np.ones(2 * nk),
+                           floor=0, floor_group=g)
 
     def leakage(self, problem, q):
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -187,20 +197,6 @@ class IDLDP(Notion):
             return {"notion": self.name, "pair_epsilons": R.tolist()}
         combine = self.combine if isinstance(self.combine, str) else "custom"
         return {"notion": self.name, "epsilons": self.epsilons.tolist(), "combine": combine}
-
-
-def _select(inputs: np.ndarray, d: int, m: int, sign: float) -> sp.csr_matrix:
-    """Rows sign * q[x, y] for x in `inputs` (row order x-major, then y)."""
-    rows = np.arange(inputs.size * m)
-    cols = (inputs[:, None] * m + np.arange(m)[None, :]).ravel()
-    return sp.csr_matrix((np.full(rows.size, sign), (rows, cols)), shape=(rows.size, d * m))
-
-
-def _aux(count: int, group: int, m: int, n_aux: int, coef: float) -> sp.csr_matrix:
-    """Rows coef * u[group, y], repeated for `count` inputs (same row order as `_select`)."""
-    rows = np.arange(count * m)
-    cols = group * m + rows % m
-    return sp.csr_matrix((np.full(rows.size, coef), (rows, cols)), shape=(rows.size, n_aux))
 
 
 def parse_ldp_family(cls, table: dict, key: str):

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.optimize import linprog
 
 from ..errors import ProblemError
 from ..problem import Joint, as_epsilon, as_prior_rows, as_vector
@@ -177,12 +178,25 @@ class BPLIP(Notion):
                              as_vector(f"{key}.prior_upper", self.prior_upper, k), key)
         return [Joint(p, base) for p in P]
 
+    def binding_scenarios(self, problem) -> list[Joint]:
+        """The scenarios without the dominated priors (for constraints; audits use them all).
+
+        For a fixed channel the lift constraint of a prior p, e^-eps p.q_y <= q[x, y] <= e^eps p.q_y
+        (or T[g].q_y against p.q_y with a shared Pr(X|G)), is linear in p; so a prior that is a
+        convex combination of the others is implied by them and is dropped.
+        """
+        scen = self.scenarios_for(problem)
+        if self.scenarios is not None:
+            return scen
+        keep = extreme_points(np.array([s.prior for s in scen]))
+        return [scen[i] for i in keep]
+
     def column_rows(self, problem):
-        return np.vstack([lip_rows(s, self.epsilon, self.epsilon) for s in self.scenarios_for(problem)])
+        return np.vstack([lip_rows(s, self.epsilon, self.epsilon) for s in self.binding_scenarios(problem)])
 
     def linear(self, problem):
         return stack_blocks([lift_block(s, problem.m, self.epsilon, self.epsilon)
-                             for s in self.scenarios_for(problem)])
+                             for s in self.binding_scenarios(problem)])
 
     def leakage(self, problem, q):
         return max(max(lift_extremes(s, q)) for s in self.scenarios_for(problem))
@@ -194,6 +208,23 @@ class BPLIP(Notion):
             if v is not None:
                 out[k] = [Joint.table(s) for s in v] if k == "scenarios" else np.asarray(v).tolist()
         return out
+
+
+def extreme_points(P: np.ndarray) -> np.ndarray:
+    """Indices of the rows of P that are not convex combinations of the other rows (duplicates
+    keep their first copy): one LP feasibility test per row."""
+    _, first = np.unique(np.round(P, 15), axis=0, return_index=True)
+    idx = np.sort(first)
+    if idx.size <= 2:
+        return idx
+    keep = []
+    for i in idx:
+        others = P[idx[idx != i]]
+        res = linprog(np.zeros(len(others)), A_eq=np.vstack([others.T, np.ones(len(others))]),
+                      b_eq=np.r_[P[i], 1.0], bounds=(0, None), method="highs")
+        if res.status != 0:  # infeasible: P[i] is extreme
+            keep.append(i)
+    return np.array(keep, dtype=int)
 
 
 def box_vertices(lower: np.ndarray, upper: np.ndarray, key: str = "bp-lip") -> np.ndarray:
