@@ -59,6 +59,31 @@ def _parser() -> argparse.ArgumentParser:
     zw.add_argument("--eps-upper", required=True, type=float)
     zw.add_argument("--no-optimum", action="store_true", help="skip the certified ALIP optimum")
     zw.add_argument("--json", action="store_true")
+    w = sub.add_parser("sweep", help="solve a problem file at many budgets (or priors), reusing the solver")
+    w.add_argument("file")
+    w.add_argument("--epsilon", help="comma-separated budgets, or START:STOP:NUM (linspace)")
+    w.add_argument("--priors", help="CSV of priors (one per row) to sweep instead of epsilon")
+    w.add_argument("--jobs", type=int, default=1, help="parallel workers over chunks of the sweep")
+    w.add_argument("--out", help="write the table as CSV to this file (atomically)")
+    w.add_argument("--json", action="store_true", help="print the results as JSON")
+    w.add_argument("--progress", action="store_true", help="progress bar on stderr")
+    h = sub.add_parser("batch", help="one optimal channel per user prior (millions of users), streamed to .npz")
+    h.add_argument("file", help="problem file: notions and utility (its prior only fixes d)")
+    h.add_argument("--priors", required=True, help="CSV (one user per row, no header) or .npy of priors")
+    h.add_argument("--out", required=True, help="results .npz (written through a temporary file)")
+    h.add_argument("--jobs", type=int, default=1, help="parallel workers (-1: all cores)")
+    h.add_argument("--chunk-size", type=int, default=20000, help="users per chunk (memory per worker)")
+    h.add_argument("--json", action="store_true", help="print the summary as JSON")
+    h.add_argument("--progress", action="store_true", help="progress bar on stderr")
+    b = sub.add_parser("bench", help="solver-speed benchmark: every solver and baselines, time vs d")
+    b.add_argument("--notions", help="comma-separated, default: all of ldp,lip,lip-latent,minid-ldp,pufferfish,bp-lip")
+    b.add_argument("--utilities", help="comma-separated, default: hamming,bayes-mse")
+    b.add_argument("--sizes", help="comma-separated d values, default: 4,8,16,32,64,128,256")
+    b.add_argument("--solvers", help="comma-separated, default: auto,HIGHS,HIGHS-IPM,CLARABEL,ECOS,SCS")
+    b.add_argument("--baselines", help="comma-separated, default: cvxpy-pairwise,raw-HIGHS,raw-CLARABEL ('none' for none)")
+    b.add_argument("--cap", type=float, default=10.0, help="stop growing d for a series once a run takes longer (s)")
+    b.add_argument("--quick", action="store_true", help="d in 4..16 only")
+    b.add_argument("--out", default="bench", help="directory for bench.csv and bench.png (default: bench)")
     r = sub.add_parser("reproduce", help="reproduce the papers' figures (CSV + PNG)")
     r.add_argument("figures", nargs="*", help="figure ids (default: all); see --list")
     r.add_argument("--list", action="store_true", help="list the figure ids and exit")
@@ -86,6 +111,10 @@ def _solve(args) -> int:
     from .methods import solve
 
     problem = load_problem(args.file)
+    if args.out:
+        from .io import check_writable
+
+        check_writable(args.out, "--out")
     result = solve(problem, solver=args.solver, fallback=not args.no_fallback)
     doc = result.to_json()
     if args.out:
@@ -185,6 +214,129 @@ def _analyze(args) -> int:
     return 0
 
 
+def _choices(key: str, text: str | None, allowed: tuple, default: tuple) -> tuple:
+    if text is None:
+        return default
+    items = tuple(t.strip() for t in text.split(",") if t.strip())
+    if items == ("none",) and key == "--baselines":
+        return ()
+    bad = [t for t in items if t not in allowed]
+    if not items or bad:
+        raise ProblemError(f"{key} {text!r}: each entry must be one of {', '.join(allowed)}")
+    return items
+
+
+def _epsilons(text: str) -> list[float]:
+    try:
+        if ":" in text:
+            a, b, n = text.split(":")
+            if int(n) < 1:
+                raise ValueError
+            return np.linspace(float(a), float(b), int(n)).tolist()
+        return [float(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        raise ProblemError(f"--epsilon {text!r}: need comma-separated numbers or START:STOP:NUM") from None
+
+
+def _sweep(args) -> int:
+    from .batch import read_priors
+    from .io import check_writable, load_problem, write_atomic
+    from .sweep import sweep
+
+    problem = load_problem(args.file)
+    if (args.epsilon is None) == (args.priors is None):
+        raise ProblemError("sweep needs exactly one of --epsilon or --priors")
+    if args.out:
+        check_writable(args.out, "--out")
+    kw = {"epsilon": _epsilons(args.epsilon)} if args.epsilon is not None else {"priors": read_priors(args.priors)}
+    results = sweep(problem, **kw, n_jobs=args.jobs, progress=args.progress)
+    keys = list(results[0].leakage) if results[0].leakage else []
+    head = ["point", "epsilon" if args.epsilon is not None else "prior", "status", "objective", "bound",
+            "time_s"] + [f"leakage_{k}" for k in keys]
+    rows = []
+    for i, r in enumerate(results):
+        c = r.certificate or {}
+        b = c.get("lower_bound", c.get("upper_bound"))
+        x = kw["epsilon"][i] if args.epsilon is not None else " ".join(f"{v:g}" for v in kw["priors"][i])
+        rows.append([i, x, r.status, r.objective, b, r.time_s] + [r.leakage.get(k) for k in keys])
+    if args.out:
+        import csv
+        import io
+
+        buf = io.StringIO()
+        wr = csv.writer(buf)
+        wr.writerow(head)
+        wr.writerows(rows)
+        write_atomic(args.out, buf.getvalue())
+    if args.json:
+        print(json.dumps([dict(zip(head, r)) for r in rows], indent=2, default=float))
+    else:
+        print("  ".join(f"{h:>12}" for h in head))
+        for r in rows:
+            print("  ".join(f"{v:>12.6g}" if isinstance(v, float) else f"{str(v):>12}" for v in r))
+    return 0 if all(r.ok for r in results) else 1
+
+
+def _batch(args) -> int:
+    from .batch import read_priors, solve_batch
+    from .io import check_writable, load_problem
+
+    problem = load_problem(args.file)
+    if args.jobs == 0 or args.jobs < -1:
+        raise ProblemError(f"--jobs {args.jobs}: must be a positive number of workers or -1 (all cores)")
+    if args.chunk_size < 1:
+        raise ProblemError(f"--chunk-size {args.chunk_size}: must be a positive integer")
+    check_writable(args.out, "--out")
+    from .batch import check_priors
+
+    priors = check_priors(read_priors(args.priors), problem.d, key="--priors")
+    res = solve_batch(priors, problem, out=args.out, chunk_size=args.chunk_size, n_jobs=args.jobs,
+                      progress=args.progress)
+    doc = {"users": res.n_users, "status": res.counts, "method": res.methods, "time_s": res.time_s,
+           "out": str(res.path)}
+    if args.json:
+        print(json.dumps(doc, indent=2))
+    else:
+        print(f"users:   {res.n_users}  ({res.time_s:.2f} s)")
+        print("status:  " + ", ".join(f"{k} {v}" for k, v in res.counts.items() if v))
+        print("method:  " + ", ".join(f"{k} {v}" for k, v in res.methods.items() if v))
+        print(f"wrote {res.path}")
+    return 0 if res.counts["optimal"] == res.n_users else 1
+
+
+def _bench(args) -> int:
+    from pathlib import Path
+
+    from . import bench
+    from .io import check_writable
+
+    notions = _choices("--notions", args.notions, bench.NOTIONS, bench.NOTIONS)
+    utilities = _choices("--utilities", args.utilities, bench.UTILITIES, bench.UTILITIES)
+    solvers = _choices("--solvers", args.solvers, bench.SOLVERS, bench.SOLVERS)
+    baselines = _choices("--baselines", args.baselines, bench.BASELINES, bench.BASELINES)
+    if args.sizes is None:
+        sizes = tuple(d for d in bench.SIZES if d <= 16) if args.quick else bench.SIZES
+    else:
+        try:
+            sizes = tuple(int(t) for t in args.sizes.split(","))
+        except ValueError:
+            sizes = ()
+        if not sizes or min(sizes) < 2:
+            raise ProblemError(f"--sizes {args.sizes!r}: need comma-separated integers >= 2")
+    if not np.isfinite(args.cap) or args.cap <= 0:
+        raise ProblemError(f"--cap {args.cap!r}: must be a positive number of seconds")
+    out = check_writable(args.out, "--out", directory=True)
+    print(bench.HEADER)
+    print("-" * len(bench.HEADER))
+    rows = bench.run(notions, utilities, sizes, solvers, baselines, cap=args.cap,
+                     progress=lambda row: print(bench.format_row(row), flush=True))
+    print()
+    print("\n".join(bench.summary(rows)))
+    paths = bench.write(rows, Path(out))
+    print(f"wrote {', '.join(str(p) for p in paths)}")
+    return 0
+
+
 def _reproduce(args) -> int:
     from pathlib import Path
 
@@ -220,7 +372,8 @@ def main(argv=None) -> int:
     try:
         args = _parser().parse_args(argv)
         return {"solve": _solve, "audit": _audit, "reproduce": _reproduce, "verify": _verify,
-                "theorems": _theorems, "analyze": _analyze}[args.command](args)
+                "theorems": _theorems, "analyze": _analyze, "bench": _bench,
+                "sweep": _sweep, "batch": _batch}[args.command](args)
     except ChannelOptError as e:
         print(f"channelopt: error: {e}".replace("\n", " "), file=sys.stderr)
         return 2 if isinstance(e, ProblemError) else 1

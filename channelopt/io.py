@@ -135,3 +135,19 @@ def write_atomic(path, text: str) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def check_writable(path, key: str, directory: bool = False) -> Path:
+    """Fail before any work if `path` (a file, or a directory to create) cannot be written."""
+    path = Path(path)
+    target = path if directory else path.parent if str(path.parent) else Path(".")
+    probe = target
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if (directory and path.exists() and not path.is_dir()) or (not directory and path.is_dir()):
+        raise ProblemError(f"{key} {str(path)!r} must be a {'directory' if directory else 'file path'}")
+    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
+        raise ProblemError(f"{key} {str(path)!r} is not writable (no write access to {str(probe)!r})")
+    if not directory and path.exists() and not os.access(path, os.W_OK):
+        raise ProblemError(f"{key} {str(path)!r} is not writable")
+    return path

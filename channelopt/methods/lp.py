@@ -145,18 +145,19 @@ class RawSolution:
     y_ub: np.ndarray | None
     y_eq: np.ndarray | None
     message: str = ""
+    basis: object = None
 
 
-def solve_highs(prog: Program, ipm: bool = False) -> RawSolution:
-    """HiGHS called directly on the sparse program (dual simplex, or interior point + crossover)."""
+def solve_highs(prog: Program, ipm: bool = False, highs=None, basis=None) -> RawSolution:
+    """HiGHS called directly on the sparse program (dual simplex, or interior point + crossover).
+
+    highs: a `highspy.Highs` to reuse (its options kept); basis: a `HighsBasis` of a program of
+    the same shape to start the simplex from (a warm start, as in `channelopt.sweep`). The basis
+    reached is returned in `RawSolution.basis`.
+    """
     import highspy
 
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("primal_feasibility_tolerance", 1e-10)
-    h.setOptionValue("dual_feasibility_tolerance", 1e-10)
-    if ipm:
-        h.setOptionValue("solver", "ipm")
+    h = highs if highs is not None else new_highs(ipm)
     inf = highspy.kHighsInf
     A = sp.vstack([prog.A_ub, prog.A_eq], format="csc")
     lp = highspy.HighsLp()
@@ -171,6 +172,8 @@ def solve_highs(prog: Program, ipm: bool = False) -> RawSolution:
     lp.a_matrix_.index_ = A.indices
     lp.a_matrix_.value_ = A.data
     h.passModel(lp)
+    if basis is not None:
+        h.setBasis(basis)
     h.run()
     status = h.getModelStatus()
     text = h.modelStatusToString(status)
@@ -181,7 +184,20 @@ def solve_highs(prog: Program, ipm: bool = False) -> RawSolution:
     sol = h.getSolution()
     y = np.asarray(sol.row_dual)
     k = prog.b_ub.size
-    return RawSolution("optimal", np.asarray(sol.col_value), y[:k], y[k:], text)
+    return RawSolution("optimal", np.asarray(sol.col_value), y[:k], y[k:], text, basis=h.getBasis())
+
+
+def new_highs(ipm: bool = False):
+    """A quiet HiGHS instance with the tolerances the re-audit needs."""
+    import highspy
+
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("primal_feasibility_tolerance", 1e-10)
+    h.setOptionValue("dual_feasibility_tolerance", 1e-10)
+    if ipm:
+        h.setOptionValue("solver", "ipm")
+    return h
 
 
 CVXPY_SOLVERS = ("CLARABEL", "ECOS", "SCS")

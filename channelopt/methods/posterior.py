@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import null_space
 from scipy.optimize import linprog
-from scipy.spatial import HalfspaceIntersection
+from scipy.spatial import HalfspaceIntersection, QhullError
 
 from ..errors import ProblemError
 
@@ -62,7 +62,11 @@ def vertices(A: np.ndarray, P: np.ndarray) -> np.ndarray:
         z = _interval_ends(H[:, 0], h)
         V = P[None, :] + np.outer(z, B[:, 0])
     else:
-        hs = HalfspaceIntersection(np.hstack([H, h[:, None]]), interior)
+        try:
+            hs = HalfspaceIntersection(np.hstack([H, h[:, None]]), interior)
+        except QhullError as e:  # nearly degenerate input: the caller falls back to column generation
+            raise ProblemError("vertex enumeration failed (Qhull: "
+                               + str(e).strip().splitlines()[0] + ")") from e
         V = P[None, :] + hs.intersections @ B.T
     V = np.clip(V, 0.0, None)
     V /= V.sum(axis=1, keepdims=True)
@@ -98,11 +102,18 @@ def _interval_ends(a, h) -> np.ndarray:
 
 
 def master_lp(V: np.ndarray, gains: np.ndarray, P: np.ndarray):
-    """maximize gains . w subject to V^T w = P, w >= 0. Returns (w, mu) with mu the equality duals."""
-    res = linprog(-gains, A_eq=V.T, b_eq=P, bounds=(0, None), method="highs")
+    """maximize gains . w subject to V^T w = P, w >= 0. Returns (w, mu) with mu the equality duals.
+
+    The equality rows are scaled by 1/P (u = post / P coordinates, where every admissible
+    posterior of LIP / LDP has entries within [e^-eps, e^eps]): the solver's absolute tolerance
+    then bounds the *relative* error of each row of the channel q[x, y] = w_y v_y[x] / P[x], so
+    priors with entries down to 1e-12 still give row-stochastic channels. mu is returned in the
+    original scaling (any mu gives a valid bound in `upper_bound`).
+    """
+    res = linprog(-gains, A_eq=V.T / P[:, None], b_eq=np.ones(P.size), bounds=(0, None), method="highs")
     if res.status != 0:
         raise ProblemError(f"the posterior-space LP failed: {res.message}")
-    mu = -np.asarray(res.eqlin.marginals)
+    mu = -np.asarray(res.eqlin.marginals) / P
     return res.x, mu
 
 

@@ -96,7 +96,7 @@ def lift_extremes(joint: Joint, q: np.ndarray) -> tuple[float, float]:
     with np.errstate(divide="ignore", invalid="ignore"):
         log_lift = np.log(cond) - np.log(lam)
     log_lift = np.where((cond == 0) & (lam == 0), 0.0, log_lift)
-    return max(float(-log_lift.min()), 0.0), max(float(log_lift.max()), 0.0)
+    return max(float(-log_lift.min()), 0.0) + 0.0, max(float(log_lift.max()), 0.0) + 0.0  # no -0.0
 
 
 @dataclass(frozen=True)
@@ -213,7 +213,7 @@ class BPLIP(Notion):
 def extreme_points(P: np.ndarray) -> np.ndarray:
     """Indices of the rows of P that are not convex combinations of the other rows (duplicates
     keep their first copy): one LP feasibility test per row."""
-    _, first = np.unique(np.round(P, 15), axis=0, return_index=True)
+    _, first = np.unique(P, axis=0, return_index=True)
     idx = np.sort(first)
     if idx.size <= 2:
         return idx
@@ -256,7 +256,10 @@ def box_vertices(lower: np.ndarray, upper: np.ndarray, key: str = "bp-lip") -> n
         V[:, i] = np.clip(pi[ok], lower[i], upper[i])
         found.append(V)
     V = np.vstack(found)
-    return np.unique(np.round(V, 15), axis=0)
+    # duplicates compared relative to each coordinate's scale (entries can be 1e-12 and smaller)
+    scale = np.where(upper > 0, upper, 1.0)
+    _, first = np.unique(np.round(V / scale, 12), axis=0, return_index=True)
+    return V[np.sort(first)]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,97 @@
+"""A 100-point eps sweep: channelopt.sweep (warm-started HiGHS, one process and two) against 100
+fresh channelopt.solve calls and 100 fresh straightforward cvxpy problems, in the same process.
+
+    python benchmarks/bench_sweep.py [--points 100] [--sizes 16,32,64,128] [--out benchmarks/results]
+
+Prints a table (seconds; ratios = fresh / sweep) and writes bench_sweep.csv and bench_sweep.png.
+Every sweep point is checked against its fresh solve (|objective difference| column).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import time
+from pathlib import Path
+
+import numpy as np
+
+import channelopt as co
+from channelopt import bench
+
+
+def problem(notion, d, eps):
+    P = np.random.default_rng(d).dirichlet(np.ones(d))
+    n = co.LDP(eps) if notion == "ldp" else co.LIP(eps)
+    return co.Problem(prior=P, privacy=[n], utility=co.Distortion("hamming"))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--points", type=int, default=100)
+    ap.add_argument("--sizes", default="16,32,64,128")
+    ap.add_argument("--cvxpy-max-d", type=int, default=32, help="largest d for the fresh-cvxpy baseline")
+    ap.add_argument("--out", default=str(Path(__file__).parent / "results"))
+    args = ap.parse_args(argv)
+    eps = np.linspace(0.5, 3.0, args.points)
+    rows = []
+    head = (f"{'notion':<6} {'d':>4} {'pts':>4} | {'sweep':>7} {'sweep x2':>8} {'fresh co':>8} {'fresh cvxpy':>11} | "
+            f"{'co/sweep':>8} {'co/x2':>6} {'cvxpy/sweep':>11} | {'|dobj|':>8}")
+    print(head)
+    print("-" * len(head))
+    for notion in ("ldp", "lip"):
+        for d in (int(t) for t in args.sizes.split(",")):
+            base = problem(notion, d, 1.0)
+            t = time.perf_counter()
+            sw = co.sweep(base, epsilon=eps)
+            t_sweep = time.perf_counter() - t
+            t = time.perf_counter()
+            co.sweep(base, epsilon=eps, n_jobs=2)
+            t_par = time.perf_counter() - t
+            t = time.perf_counter()
+            fresh = [co.solve(problem(notion, d, e)) for e in eps]
+            t_fresh = time.perf_counter() - t
+            t_cvx = float("nan")
+            if d <= args.cvxpy_max_d:
+                t = time.perf_counter()
+                for e in eps:
+                    bench.run_cvxpy_pairwise(bench.Instance(notion, d, base.prior, np.full(d, e)), "hamming", eps=e)
+                t_cvx = time.perf_counter() - t
+            diff = max(abs(a.objective - b.objective) for a, b in zip(sw, fresh))
+            assert all(r.ok for r in sw)
+            row = {"notion": notion, "d": d, "points": len(eps), "sweep_s": t_sweep, "sweep_2jobs_s": t_par,
+                   "fresh_solve_s": t_fresh, "fresh_cvxpy_s": t_cvx, "max_abs_dobj": diff}
+            rows.append(row)
+            print(f"{notion:<6} {d:>4} {len(eps):>4} | {t_sweep:7.2f} {t_par:8.2f} {t_fresh:8.2f} {t_cvx:11.2f} | "
+                  f"{t_fresh / t_sweep:8.2f} {t_fresh / t_par:6.2f} {t_cvx / t_sweep:11.1f} | {diff:8.1e}", flush=True)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "bench_sweep.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.5), sharey=True)
+    for ax, notion in zip(axes, ("ldp", "lip")):
+        sel = [r for r in rows if r["notion"] == notion]
+        ds = [r["d"] for r in sel]
+        for key, label in (("sweep_s", "sweep (warm)"), ("sweep_2jobs_s", "sweep, 2 jobs"),
+                           ("fresh_solve_s", "fresh solve"), ("fresh_cvxpy_s", "fresh cvxpy")):
+            ax.loglog(ds, [r[key] for r in sel], marker="o", label=label)
+        ax.set_xscale("log", base=2)
+        ax.set_title(f"{notion}, Hamming, {len(eps)}-point eps sweep", fontsize=9)
+        ax.set_xlabel("d")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].set_ylabel("total time (s)")
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "bench_sweep.png", dpi=110)
+    print(f"wrote {out / 'bench_sweep.csv'}, {out / 'bench_sweep.png'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,478 @@
+"""One optimal channel per user, each for the user's own prior, for very many users.
+
+    out = channelopt.solve_batch(priors, template, out="results.npz", n_jobs=2)
+
+`template` is a Problem giving the notions, the utility and the values; its prior is replaced by
+each user's. Users are processed in chunks (memory stays flat); each chunk's results are written
+into memory-mapped arrays that are packed into one `.npz` at the end (arrays below), through a
+temporary file and a rename.
+
+Methods, per user:
+
+"critical-region" (Bayes utilities with one LIP or LDP notion, G = X): the posterior-space LP
+    (SPEC §4) has the admissible-posterior vertices in closed form (LIP: box vertices; LDP:
+    P (1 + (e^eps - 1) 1_S) normalized), computed for all users at once. The LP's optimal basis is
+    constant over regions of priors, so an optimal basis found for one user gives the closed-form
+    solution for every user of its region. For each user the region test is vectorized and is
+    itself the certificate: the weights w from the basis must be >= 0 and reproduce the prior
+    (primal feasibility), and the dual mu from the tight vertices must give
+    mu.P + max_v (phi(v) - mu.v) = the primal gain (weak duality: this is an upper bound on the
+    gain of *every* channel for that prior, since every channel's posteriors average to P with
+    weights summing to 1). A user no basis in the pool certifies gets its own LP (HiGHS), whose
+    basis joins the pool.
+"solve" everything else: `channelopt.solve` per user (its own certificate or local status).
+
+Every returned channel is re-audited (row-stochastic, nonnegative, exact leakage within the
+budget) before it counts as optimal.
+
+Arrays of the .npz: channel (N, d, m), objective (N,), bound (N,) (the certified bound on the
+objective, NaN when none), status (N,) int8 into `status_names`, method (N,) int8 into
+`method_names`, leakage (N, k) one column per privacy table (`leakage_keys`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from .audit import leakage_keys
+from .errors import ProblemError
+from .notions import LDP, LIP
+from .notions.base import AUDIT_TOL
+from .problem import SUM_TOL, Problem
+from .utility import Bayes, entropy_rows
+
+STATUS = ("optimal", "local", "inaccurate", "infeasible", "solver-failed")
+METHODS = ("critical-region", "solve")
+MAX_PATTERNS = 6000          # closed-form vertex candidates per user (LIP d <= 10, LDP d <= 12)
+PRIMAL_TOL = 1e-10           # |V_S^T w - P| and -w
+GAP_TOL = 1e-9               # certified relative gap of the region test
+
+
+# --- input ------------------------------------------------------------------------------------
+
+def check_priors(priors, d: int, key: str = "priors") -> np.ndarray:
+    """(N, d) array of priors: finite, > 0, rows summing to 1 within SUM_TOL (row numbers 1-based)."""
+    P = np.asarray(priors, dtype=float) if not isinstance(priors, np.ndarray) else priors.astype(float, copy=False)
+    if P.ndim != 2 or P.shape[0] == 0:
+        raise ProblemError(f"{key} must be a non-empty table with one row per user, got shape {P.shape}")
+    if P.shape[1] != d:
+        raise ProblemError(f"{key}: rows must have {d} entries (one per input symbol), got {P.shape[1]}")
+    for bad, rule in ((~np.isfinite(P).all(axis=1), "entries must be finite numbers"),
+                      ((P <= 0).any(axis=1), "entries must be > 0"),
+                      (np.abs(P.sum(axis=1) - 1) > SUM_TOL, f"entries must sum to 1 (tolerance {SUM_TOL:g})")):
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ProblemError(f"{key} row {i + 1}: {rule}, got {P[i].tolist()}")
+    return P
+
+
+def read_priors(path) -> np.ndarray:
+    """Priors from a CSV (one user per row, no header) or a .npy file; bad rows named by number."""
+    path = Path(path)
+    if not path.is_file():
+        raise ProblemError(f"--priors {str(path)!r}: no such file")
+    if path.suffix == ".npy":
+        try:
+            return np.load(path, allow_pickle=False)
+        except (ValueError, OSError) as e:
+            raise ProblemError(f"--priors {str(path)!r}: not a readable .npy array ({e})") from None
+    try:
+        return np.loadtxt(path, delimiter=",", ndmin=2, comments="#")
+    except (ValueError, UnicodeDecodeError):
+        pass
+    import csv
+
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            width = None
+            for n, row in enumerate(csv.reader(f), start=1):
+                if not row or row[0].lstrip().startswith("#"):
+                    continue
+                width = len(row) if width is None else width
+                if len(row) != width:
+                    raise ProblemError(f"--priors row {n}: expected {width} entries, got {len(row)}")
+                for v in row:
+                    try:
+                        float(v)
+                    except ValueError:
+                        raise ProblemError(f"--priors row {n}: {v.strip()!r} is not a number") from None
+    except UnicodeDecodeError:
+        raise ProblemError(f"--priors {str(path)!r}: not a text CSV file") from None
+    raise ProblemError(f"--priors {str(path)!r}: not a CSV of numbers")
+
+
+# --- the critical-region method -----------------------------------------------------------------
+
+def fast_path(template: Problem) -> bool:
+    """Whether the closed-form vertex sets apply (one LIP/LDP notion, G = X, Bayes utility)."""
+    if template.latent is not None or len(template.privacy) != 1 or not isinstance(template.utility, Bayes):
+        return False
+    n, d = template.privacy[0], template.d
+    if type(n) is LIP:
+        return d * 2 ** (d - 1) <= MAX_PATTERNS
+    return type(n) is LDP and 2 ** d - 2 <= MAX_PATTERNS
+
+
+def candidate_vertices(notion, P: np.ndarray):
+    """(U, valid): every closed-form vertex candidate of every user in u = post / P coordinates,
+    shape (N, nv, d), and which candidates are vertices for that user (all of them for LDP).
+
+    u-coordinates keep tiny prior entries well scaled: every admissible u lies in
+    [e^-eps, e^eps]^d, so the region test below has relative accuracy in every row of q.
+    """
+    N, d = P.shape
+    e = np.exp(notion.epsilon)
+    if type(notion) is LDP:
+        S = ((np.arange(1, 2 ** d - 1)[:, None] >> np.arange(d)[None, :]) & 1).astype(float)
+        C = 1.0 + (e - 1.0) * S                                      # (nv, d)
+        return C[None, :, :] / (P @ C.T)[:, :, None], np.ones((N, C.shape[0]), dtype=bool)
+    lo, hi = np.full_like(P, 1.0 / e), np.minimum(e, 1.0 / P)
+    bits = ((np.arange(2 ** (d - 1))[:, None] >> np.arange(d - 1)[None, :]) & 1).astype(bool)
+    Us, oks = [], []
+    for i in range(d):  # coordinate i free, the others at a bound
+        others = np.delete(np.arange(d), i)
+        rest = np.where(bits[None, :, :], hi[:, None, others], lo[:, None, others])   # u of the others
+        ui = (1.0 - np.einsum("nbk,nk->nb", rest, P[:, others])) / P[:, i:i + 1]
+        ok = (ui >= lo[:, i:i + 1] * (1 - 1e-12)) & (ui <= hi[:, i:i + 1] * (1 + 1e-12))
+        U = np.empty(rest.shape[:2] + (d,))
+        U[:, :, others] = rest
+        U[:, :, i] = np.clip(ui, lo[:, i:i + 1], hi[:, i:i + 1])
+        Us.append(U)
+        oks.append(ok)
+    return np.concatenate(Us, axis=1), np.concatenate(oks, axis=1)
+
+
+def phi_batch(template: Problem, V: np.ndarray) -> np.ndarray:
+    """phi of every posterior in V (..., d)."""
+    shape = V.shape[:-1]
+    return template.utility.phi(template, V.reshape(-1, V.shape[-1])).reshape(shape)
+
+
+def _solve(A: np.ndarray, b: np.ndarray):
+    """Batched least-squares solutions of A x = b (A: (n, r, c), b: (n, r)), exact when square.
+
+    Returns (x, ok): members whose (normal) matrix is numerically singular get ok = False (their
+    x is meaningless); the others are solved by one batched LU.
+    """
+    if A.shape[1] != A.shape[2]:  # normal equations
+        b = np.einsum("nrc,nr->nc", A, b)
+        A = np.einsum("nrc,nrk->nck", A, A)
+    scale = np.abs(A).max(axis=(1, 2))
+    ok = np.abs(np.linalg.det(A)) > 1e-12 * np.maximum(scale, 1e-300) ** A.shape[1]
+    x = np.zeros(b.shape)
+    if ok.any():
+        x[ok] = np.linalg.solve(A[ok], b[ok][..., None])[..., 0]
+    return x, ok
+
+
+def region_test(entry, rows, U, valid, Phi):
+    """Which users `rows` one pool entry (S: support patterns, T: tight patterns) certifies.
+
+    In u = post / P coordinates. Primal: w solves sum_j w_j u_{S_j} = 1 with w >= 0 (checked by
+    its residual, a relative error per row of q). Dual: nu (= mu * P) solves nu.u = phi(v) on T
+    (least squares; the check below does not trust it); then
+    bound = sum(nu) + max_v (phi(v) - nu.u_v) over the user's valid vertices is an upper bound on
+    the gain of every channel (weak duality); certified when bound - w.phi_S <= GAP_TOL (relative).
+    Returns (certified rows, their w (n, |S|), gain, bound).
+    """
+    S, T = entry
+    rows = rows[valid[rows[:, None], S[None, :]].all(axis=1)]
+    US = U[rows[:, None], S[None, :]]                                    # (n, k, d)
+    ones = np.ones((rows.size, U.shape[2]))
+    w, ok = _solve(np.swapaxes(US, 1, 2), ones)
+    resid = np.abs(np.einsum("nkd,nk->nd", US, w) - 1.0).max(axis=1)
+    primal = ok & (w.min(axis=1) >= -PRIMAL_TOL) & (resid <= PRIMAL_TOL)
+    rows, w = rows[primal], np.clip(w[primal], 0.0, None)
+    if not rows.size:
+        return rows, w, np.zeros(0), np.zeros(0)
+    nu, ok = _solve(U[rows[:, None], T[None, :]], Phi[rows[:, None], T[None, :]])
+    rows, w, nu = rows[ok], w[ok], nu[ok]
+    slack = np.where(valid[rows], Phi[rows] - np.einsum("nvd,nd->nv", U[rows], nu), -np.inf)
+    bound = nu.sum(axis=1) + slack.max(axis=1)
+    gain = np.einsum("nk,nk->n", w, Phi[rows[:, None], S[None, :]])
+    ok = bound - gain <= GAP_TOL * np.maximum(1.0, np.abs(gain))
+    return rows[ok], w[ok], gain[ok], bound[ok]
+
+
+def new_entry(U_u, valid_u, Phi_u, P_u):
+    """Solve one user's posterior LP (HiGHS) and return its (support, tight) patterns."""
+    from .methods.posterior import master_lp
+
+    idx = np.flatnonzero(valid_u)
+    V = U_u[idx] * P_u
+    w, mu = master_lp(V, Phi_u[idx], P_u)
+    S = idx[w > 1e-12]
+    red = Phi_u[idx] - V @ mu
+    T = idx[red >= -1e-9 * max(1.0, np.abs(Phi_u[idx]).max())]
+    # a well-posed dual system: d tight vertices of full rank when there are (greedy), so that nu
+    # is determined; with fewer the entry certifies nobody and its user goes to `solve`
+    basis = []
+    for t in np.r_[S, np.setdiff1d(T, S)]:
+        if np.linalg.matrix_rank(U_u[basis + [t]], tol=1e-10) == len(basis) + 1:
+            basis.append(t)
+        if len(basis) == U_u.shape[1]:
+            break
+    return S, np.array(basis, dtype=int)
+
+
+_POOLS: dict = {}  # per worker process: pools of entries by template, reused across chunks
+
+
+def _pool_for(template: Problem) -> list:
+    key = (type(template.privacy[0]).__name__, template.privacy[0].epsilon, template.d, template.m,
+           template.utility, template.values.tobytes())
+    return _POOLS.setdefault(key, [])
+
+
+def critical_region_chunk(template: Problem, P: np.ndarray):
+    """A chunk of users through the pool of optimal bases (new bases found on the way).
+
+    Returns (certified mask, q (N, d, m), gain, bound); users not certified are left for `solve`.
+    """
+    N, d = P.shape
+    m = template.m
+    U, valid = candidate_vertices(template.privacy[0], P)
+    Phi = phi_batch(template, U * P[:, None, :])
+    pool = _pool_for(template)
+    q = np.zeros((N, d, m))
+    gain, bound = np.full(N, np.nan), np.full(N, np.nan)
+    done = np.zeros(N, dtype=bool)
+    left = np.zeros(N, dtype=bool)   # to `solve`: their own basis did not certify them
+
+    def apply(entry, rows):
+        S = entry[0]
+        if len(S) > m:  # the certified optimum needs more outputs than the template allows
+            return 0
+        hit, w, g, b = region_test(entry, rows, U, valid, Phi)
+        if hit.size:
+            pieces = U[hit[:, None], S[None, :]] * w[:, :, None]          # q[x, j] = w_j u_j[x]
+            q[hit, :, :len(S)] = np.swapaxes(pieces, 1, 2)
+            gain[hit], bound[hit] = g, b
+            done[hit] = True
+        return hit.size
+
+    for item in sorted(pool, key=lambda it: -it[1]):
+        rest = np.flatnonzero(~done)
+        if not rest.size:
+            break
+        item[1] += apply(item[0], rest)
+    while True:
+        rest = np.flatnonzero(~done & ~left)
+        if not rest.size:
+            break
+        u = rest[0]
+        try:
+            entry = new_entry(U[u], valid[u], Phi[u], P[u])
+        except ProblemError:
+            left[u] = True
+            continue
+        hits = apply(entry, rest)
+        if not done[u]:
+            left[u] = True
+        if hits:
+            pool.append([entry, hits])
+    return done, q, gain, bound
+
+
+# --- vectorized audit and utility ---------------------------------------------------------------
+
+def audit_batch(template: Problem, P: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Exact leakage of each user's channel under the (single) LIP / LDP notion (N,)."""
+    notion = template.privacy[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if type(notion) is LIP:
+            lam = np.einsum("nd,ndm->nm", P, q)
+            lift = np.log(q) - np.log(lam)[:, None, :]
+            lift = np.where((q == 0) & (lam[:, None, :] == 0), 0.0, lift)
+            return np.abs(lift).max(axis=(1, 2))
+        hi, lo = q.max(axis=1), q.min(axis=1)
+        spread = np.where(hi == 0, 0.0, np.log(hi) - np.log(lo))
+        return spread.max(axis=1)
+
+
+def objective_batch(template: Problem, P: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The Bayes utility of each user's channel, from the channel itself (N,)."""
+    util = template.utility
+    lam = np.einsum("nd,ndm->nm", P, q)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        post = np.where(lam[:, None, :] > 0, P[:, :, None] * q / lam[:, None, :], 0.0)
+    ph = phi_batch(template, np.swapaxes(post, 1, 2))
+    gain = np.where(lam > 0, lam * ph, 0.0).sum(axis=1)
+    return natural(template, P, gain)
+
+
+def natural(template: Problem, P: np.ndarray, gain: np.ndarray) -> np.ndarray:
+    """Bayes.from_gain for many priors at once."""
+    util = template.utility
+    if util.kind == "bayes-mse":
+        return P @ util.target(template) ** 2 - gain
+    if util.kind == "histogram-mse":
+        return 1.0 - gain
+    if util.kind == "mutual-information":
+        H = entropy_rows(P)
+        return (H + gain) / H if util.normalized else H + gain
+    return gain
+
+
+# --- driver -------------------------------------------------------------------------------------
+
+def process_chunk(template: Problem, P: np.ndarray) -> dict:
+    """All results for one chunk of users (the unit of parallel work)."""
+    N, d = P.shape
+    m, k = template.m, len(template.privacy)
+    out = {"channel": np.zeros((N, d, m)), "objective": np.full(N, np.nan), "bound": np.full(N, np.nan),
+           "status": np.full(N, STATUS.index("solver-failed"), dtype=np.int8),
+           "method": np.full(N, METHODS.index("solve"), dtype=np.int8), "leakage": np.full((N, k), np.nan)}
+    done = np.zeros(N, dtype=bool)
+    if fast_path(template):
+        done, q, gain, bound = critical_region_chunk(template, P)
+        rows = np.flatnonzero(done)
+        qq = q[rows]
+        leak = audit_batch(template, P[rows], qq)
+        budget = template.privacy[0].epsilon
+        stochastic = (np.abs(qq.sum(axis=2) - 1) <= 1e-9).all(axis=1) & (qq >= 0).all(axis=(1, 2))
+        good = stochastic & (leak <= budget + AUDIT_TOL * max(1.0, budget))
+        rows, qq, leak = rows[good], qq[good], leak[good]
+        done[:] = False
+        done[rows] = True
+        out["channel"][rows] = qq
+        out["objective"][rows] = objective_batch(template, P[rows], qq)
+        out["bound"][rows] = natural(template, P[rows], bound[rows])
+        out["status"][rows] = STATUS.index("optimal")
+        out["method"][rows] = METHODS.index("critical-region")
+        out["leakage"][rows, 0] = leak
+    from .methods import solve
+
+    for i in np.flatnonzero(~done):
+        r = solve(dataclasses.replace(template, prior=P[i]))
+        if r.channel is not None:
+            out["channel"][i, :, : r.channel.shape[1]] = r.channel
+            out["objective"][i] = r.objective
+            out["leakage"][i] = [r.leakage.get(key, np.nan) for key in leakage_keys(template.privacy)]
+        cert = r.certificate or {}
+        b = cert.get("lower_bound", cert.get("upper_bound"))
+        out["bound"][i] = np.nan if b is None else b
+        out["status"][i] = STATUS.index(r.status) if r.status in STATUS else STATUS.index("solver-failed")
+    return out
+
+
+@dataclasses.dataclass
+class BatchResult:
+    """Summary of a batch; the arrays are in `arrays` (in memory) or in the .npz at `path`."""
+
+    n_users: int
+    counts: dict
+    methods: dict
+    time_s: float
+    path: Path | None = None
+    arrays: dict | None = None
+
+
+class _Sink:
+    """One .npy file per array in a temporary directory beside the output, written sequentially
+    chunk after chunk (memory stays flat), then packed into the .npz by a rename."""
+
+    SHAPES = {"channel": np.float64, "objective": np.float64, "bound": np.float64, "status": np.int8,
+              "method": np.int8, "leakage": np.float64}
+
+    def __init__(self, out: Path, N: int, d: int, m: int, k: int):
+        self.out = out
+        self.dir = tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent)
+        shapes = {"channel": (N, d, m), "objective": (N,), "bound": (N,), "status": (N,), "method": (N,),
+                  "leakage": (N, k)}
+        self.files = {}
+        for name, shape in shapes.items():
+            f = open(os.path.join(self.dir, name + ".npy"), "wb")
+            np.lib.format.write_array_header_2_0(
+                f, {"descr": np.dtype(self.SHAPES[name]).str, "fortran_order": False, "shape": shape})
+            self.files[name] = f
+
+    def put(self, start: int, part: dict):  # chunks arrive in order
+        for name, arr in part.items():
+            self.files[name].write(np.ascontiguousarray(arr, dtype=self.SHAPES[name]).tobytes())
+
+    def close(self, extra: dict):
+        for f in self.files.values():
+            f.close()
+        names = list(self.files)
+        for name, value in extra.items():
+            np.save(os.path.join(self.dir, name + ".npy"), value)
+            names.append(name)
+        tmp = os.path.join(self.dir, "out.npz")
+        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
+            for name in names:
+                z.write(os.path.join(self.dir, name + ".npy"), arcname=name + ".npy")
+        os.replace(tmp, self.out)
+        self.abort()
+
+    def abort(self):
+        import shutil
+
+        for f in self.files.values():
+            f.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def solve_batch(priors, template: Problem, *, out=None, chunk_size: int = 20000, n_jobs: int = 1,
+                progress: bool = False) -> BatchResult:
+    """Optimal channel for every user's prior (rows of `priors`), streamed to `out` (.npz) if given.
+
+    n_jobs: joblib workers over chunks (-1: all cores). Inside `joblib.parallel_backend("dask")`
+    the chunks run on a Dask cluster instead (see docs/batch.md).
+    """
+    from joblib import Parallel, delayed
+    from tqdm import tqdm
+
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
+        raise ProblemError(f"n_jobs must be a positive integer or -1 (all cores), got {n_jobs!r}")
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
+        raise ProblemError(f"chunk_size must be a positive integer, got {chunk_size!r}")
+    if template.utility is None:
+        raise ProblemError("the template problem needs a utility")
+    if template.latent is not None:
+        raise ProblemError("solve_batch replaces the prior of X; a template with a latent secret is not supported")
+    P = check_priors(priors, template.d)
+    if out is not None:
+        from .io import check_writable
+
+        out = check_writable(out, "out")
+    N, d, m, k = P.shape[0], template.d, template.m, len(template.privacy)
+    t0 = time.perf_counter()
+    starts = list(range(0, N, chunk_size))
+    sink = _Sink(out, N, d, m, k) if out is not None else None
+    mem = None if sink else {"channel": np.zeros((N, d, m)), "objective": np.zeros(N), "bound": np.zeros(N),
+                             "status": np.zeros(N, np.int8), "method": np.zeros(N, np.int8),
+                             "leakage": np.zeros((N, k))}
+    counts = np.zeros(len(STATUS), dtype=np.int64)
+    mcounts = np.zeros(len(METHODS), dtype=np.int64)
+    try:
+        jobs = (delayed(process_chunk)(template, P[s:s + chunk_size]) for s in starts)
+        parts = Parallel(n_jobs=n_jobs, return_as="generator")(jobs) if n_jobs != 1 else (
+            process_chunk(template, P[s:s + chunk_size]) for s in starts)
+        for s, part in tqdm(zip(starts, parts), total=len(starts), disable=not progress, desc="batch", unit="chunk"):
+            counts += np.bincount(part["status"], minlength=len(STATUS))
+            mcounts += np.bincount(part["method"], minlength=len(METHODS))
+            if sink:
+                sink.put(s, part)
+            else:
+                for name, arr in part.items():
+                    mem[name][s:s + len(part["objective"])] = arr
+        extra = {"status_names": np.array(STATUS), "method_names": np.array(METHODS),
+                 "leakage_keys": np.array(leakage_keys(template.privacy))}
+        if sink:
+            sink.close(extra)
+        else:
+            mem.update(extra)
+    except BaseException:
+        if sink:
+            sink.abort()
+        raise
+    return BatchResult(N, dict(zip(STATUS, counts.tolist())), dict(zip(METHODS, mcounts.tolist())),
+                       time.perf_counter() - t0, out, mem)

@@ -1,0 +1,116 @@
+"""Sweeps over the privacy budget or the prior, reusing the solver between points.
+
+    results = channelopt.sweep(problem, epsilon=np.linspace(0.1, 5, 100))
+    results = channelopt.sweep(problem, priors=[[...], [...]])
+
+Each point is its own problem (every notion with a scalar `epsilon` takes the point's value; or
+the prior is replaced), solved and re-audited exactly like `solve`. For LP problems solved by
+HiGHS (the automatic choice), one HiGHS instance is kept across the points and each point's
+simplex starts from the previous point's optimal basis (a warm start): the program is rebuilt
+(milliseconds) but the simplex typically needs a fraction of the pivots. A warm point that does
+not end "optimal" is solved again from scratch with the full fallback chain. Other methods
+(posterior-space LP, conic, local) solve each point afresh.
+
+n_jobs > 1 splits the points into contiguous chunks run in parallel (joblib), each chunk warm
+started along its own path.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import numpy as np
+
+from .errors import ProblemError
+from .methods import _finish, method_for, solve
+from .methods.lp import build, new_highs, solve_highs
+from .problem import Problem, as_epsilon
+
+
+def points(problem: Problem, epsilon=None, priors=None) -> list[Problem]:
+    """The problems of the sweep, validated before anything is solved."""
+    if (epsilon is None) == (priors is None):
+        raise ProblemError("sweep needs exactly one of epsilon=[...] or priors=[...]")
+    if epsilon is not None:
+        values = _non_empty("epsilon", epsilon)
+        scalar = [i for i, n in enumerate(problem.privacy) if hasattr(n, "epsilon")
+                  and np.ndim(getattr(n, "epsilon")) == 0]
+        if not scalar:
+            raise ProblemError("sweep epsilon: no privacy notion of the problem has a scalar epsilon to vary")
+        out = []
+        for k, e in enumerate(values):
+            e = as_epsilon(f"epsilon[{k}]", e)
+            privacy = [dataclasses.replace(n, epsilon=e) if i in scalar else n for i, n in enumerate(problem.privacy)]
+            out.append(dataclasses.replace(problem, privacy=tuple(privacy)))
+        return out
+    rows = _non_empty("priors", priors)
+    if problem.latent is not None:
+        raise ProblemError("sweep priors: the problem has a latent secret; sweep its joint by building the problems")
+    out = []
+    for k, p in enumerate(rows):
+        try:
+            out.append(dataclasses.replace(problem, prior=p))
+        except ProblemError as e:
+            raise ProblemError(f"priors[{k}]: {e}") from None
+    return out
+
+
+def _non_empty(key: str, values) -> list:
+    try:
+        values = list(values)
+    except TypeError:
+        raise ProblemError(f"sweep {key} must be a list, got {values!r}") from None
+    if not values:
+        raise ProblemError(f"sweep {key} must be a non-empty list")
+    return values
+
+
+def sweep(problem: Problem, epsilon=None, priors=None, *, solver: str | None = None, progress: bool = False,
+          n_jobs: int = 1, warm: bool = True) -> list:
+    """Solve `problem` at every budget in `epsilon` (or every prior in `priors`); one Result each."""
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
+        raise ProblemError(f"n_jobs must be a positive integer, got {n_jobs!r}")
+    probs = points(problem, epsilon, priors)
+    chosen = problem.solver if solver is None else solver
+    warm = warm and method_for(problem) == "lp" and chosen in ("auto", "HIGHS")
+    if n_jobs == 1 or len(probs) < 2:
+        return _chunk(probs, solver, warm, progress)
+    from joblib import Parallel, delayed
+
+    chunks = [list(c) for c in np.array_split(np.arange(len(probs)), min(n_jobs, len(probs)))]
+    parts = Parallel(n_jobs=n_jobs)(delayed(_chunk)([probs[i] for i in c], solver, warm, False) for c in chunks)
+    return [r for part in parts for r in part]
+
+
+def _chunk(probs: list[Problem], solver, warm: bool, progress: bool) -> list:
+    from tqdm import tqdm
+
+    out = []
+    highs, basis, shape = (new_highs(), None, None) if warm else (None, None, None)
+    for p in tqdm(probs, disable=not progress, desc="sweep", unit="pt"):
+        if not warm:
+            out.append(solve(p, solver))
+            continue
+        t0 = time.perf_counter()
+        prog = build(p)
+        t1 = time.perf_counter()
+        same = shape == (prog.n, prog.A_ub.shape[0], prog.A_eq.shape[0])
+        raw = solve_highs(prog, highs=highs, basis=basis if same else None)
+        t2 = time.perf_counter()
+        if raw.status != "optimal":
+            out.append(solve(p, solver))
+            basis, shape = None, None
+            continue
+        result = _finish(p, prog, raw, "HIGHS", "lp")
+        if result.status != "optimal":  # never return a warm result that is not certified
+            out.append(solve(p, solver))
+            continue
+        basis, shape = raw.basis, (prog.n, prog.A_ub.shape[0], prog.A_eq.shape[0])
+        result.attempts = [{"solver": "HIGHS", "status": "optimal", "solve_s": t2 - t1,
+                            "message": "warm start from the previous point's basis" if same else raw.message}]
+        total = time.perf_counter() - t0
+        result.timings = {"compile_s": t1 - t0, "solve_s": t2 - t1, "total_s": total, "warm": same}
+        result.time_s = total
+        out.append(result)
+    return out

@@ -1,0 +1,227 @@
+"""Batch per-user solving, sweeps and the benchmark: checked against independent solves."""
+
+import os
+
+import numpy as np
+import pytest
+
+import channelopt as co
+from channelopt import binary
+from channelopt.batch import check_priors, solve_batch
+from channelopt.cli import main
+
+KINDS = ["bayes-mse", "histogram-mse", "mutual-information", "map"]
+
+
+def template(notion, d, kind="bayes-mse", eps=1.0):
+    n = co.LIP(eps) if notion == "lip" else co.LDP(eps)
+    return co.Problem(prior=np.full(d, 1 / d), privacy=[n], utility=co.Bayes(kind))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("notion", ["lip", "ldp"])
+def test_batch_matches_per_user_certified_solve(notion, kind):
+    rng = np.random.default_rng(10 * KINDS.index(kind) + (notion == "lip"))
+    d = 4
+    P = np.vstack([rng.dirichlet(np.ones(d), size=150), rng.dirichlet(0.2 * np.ones(d), size=50)])
+    tpl = template(notion, d, kind, eps=float(rng.uniform(0.3, 2.0)))
+    res = solve_batch(P, tpl, chunk_size=64)
+    a = res.arrays
+    assert res.counts["optimal"] == len(P)
+    assert res.methods["critical-region"] > 0.5 * len(P)  # the rest: solve, also certified
+    for i in range(0, len(P), 9):
+        ref = co.solve(co.Problem(prior=P[i], privacy=tpl.privacy, utility=tpl.utility))
+        assert ref.ok
+        assert a["objective"][i] == pytest.approx(ref.objective, abs=1e-8)
+        # the returned channel, audited by the library's own audit (not the batch's vectorized one)
+        audit = co.audit(co.Problem(prior=P[i], privacy=tpl.privacy, utility=tpl.utility), a["channel"][i])
+        assert all(audit.satisfied.values())
+        assert a["leakage"][i, 0] == pytest.approx(list(audit.leakage.values())[0], abs=1e-9)
+
+
+@pytest.mark.parametrize("notion", ["lip", "ldp"])
+def test_batch_binary_equals_closed_form(notion):
+    """d = 2: the SPEC §4 closed form P1(1-P1) - (P1-lo)(hi-P1), vectorized in `binary`."""
+    P1 = np.random.default_rng(5).uniform(0.01, 0.99, size=500)
+    eps = 0.8
+    res = solve_batch(np.c_[1 - P1, P1], template(notion, 2, eps=eps))
+    mse, _ = binary.optimum(notion, P1, eps)
+    np.testing.assert_allclose(res.arrays["objective"], mse, atol=1e-10)
+
+
+def test_batch_mmse_against_monte_carlo():
+    """Simulate users through their channels; the curator's MMSE estimate's squared error."""
+    rng = np.random.default_rng(11)
+    P = rng.dirichlet(np.ones(3), size=4)
+    res = solve_batch(P, template("lip", 3))
+    for p, q, mse in zip(P, res.arrays["channel"], res.arrays["objective"]):
+        n = 400_000
+        x = rng.choice(3, size=n, p=p)
+        u = rng.random(n)
+        y = (u[:, None] > np.cumsum(q[x], axis=1)).sum(axis=1)
+        y = np.minimum(y, q.shape[1] - 1)
+        joint = p[:, None] * q
+        est = (np.arange(3) @ joint) / np.where(joint.sum(0) > 0, joint.sum(0), 1)
+        assert np.mean((est[y] - x) ** 2) == pytest.approx(mse, abs=4e-3)
+
+
+def test_batch_generic_path_and_streamed_file(tmp_path):
+    rng = np.random.default_rng(2)
+    P = rng.dirichlet(np.ones(3), size=12)
+    tpl = co.Problem(prior=np.full(3, 1 / 3), privacy=[co.LIP(0.9)], utility=co.Distortion("hamming"))
+    out = tmp_path / "r.npz"
+    res = solve_batch(P, tpl, out=out, chunk_size=5)
+    assert res.methods["solve"] == 12 and res.counts["optimal"] == 12
+    z = np.load(out)
+    for i in range(12):
+        ref = co.solve(co.Problem(prior=P[i], privacy=tpl.privacy, utility=tpl.utility))
+        assert z["objective"][i] == pytest.approx(ref.objective, abs=1e-9)
+        assert z["bound"][i] <= z["objective"][i] + 1e-9
+    assert list(z["status_names"][z["status"]]) == ["optimal"] * 12
+    assert sorted(os.listdir(tmp_path)) == ["r.npz"]  # no temporary left behind
+
+
+def test_batch_parallel_equals_serial(tmp_path):
+    P = np.random.default_rng(3).dirichlet(np.ones(4), size=600)
+    tpl = template("lip", 4, "histogram-mse")
+    a = solve_batch(P, tpl, chunk_size=100)
+    b = solve_batch(P, tpl, chunk_size=100, n_jobs=2, out=tmp_path / "p.npz")
+    np.testing.assert_allclose(np.load(tmp_path / "p.npz")["objective"], a.arrays["objective"], atol=1e-12)
+
+
+def test_batch_on_a_local_dask_cluster(tmp_path):
+    joblib = pytest.importorskip("joblib")
+    distributed = pytest.importorskip("dask.distributed")
+    P = np.random.default_rng(4).dirichlet(np.ones(3), size=400)
+    tpl = template("ldp", 3, "mutual-information")
+    serial = solve_batch(P, tpl)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+        with joblib.parallel_backend("dask"):
+            res = solve_batch(P, tpl, n_jobs=-1, chunk_size=100, out=tmp_path / "d.npz")
+    assert res.counts["optimal"] == 400
+    np.testing.assert_allclose(np.load(tmp_path / "d.npz")["objective"], serial.arrays["objective"], atol=1e-12)
+
+
+@pytest.mark.parametrize("rows, needle", [
+    ([[0.5, 0.5, 0.0]], "row 1: entries must be > 0"),
+    ([[0.2, 0.3, 0.5], [0.2, 0.3, 0.4]], "row 2: entries must sum to 1"),
+    ([[0.2, 0.8]], "rows must have 3 entries"),
+    ([[0.2, np.nan, 0.8]], "row 1: entries must be finite"),
+])
+def test_bad_priors_name_the_row(rows, needle):
+    with pytest.raises(co.ProblemError, match=needle):
+        check_priors(np.array(rows), 3)
+
+
+def test_batch_bad_arguments_fail_before_solving(tmp_path):
+    P = np.full((3, 3), 1 / 3)
+    tpl = template("lip", 3)
+    for kw in ({"n_jobs": 0}, {"n_jobs": -3}, {"chunk_size": 0}, {"out": tmp_path / "f" / "x.npz"}):
+        if "out" in kw:
+            (tmp_path / "f").write_text("a file, not a directory")
+        with pytest.raises(co.ProblemError):
+            solve_batch(P, tpl, **kw)
+
+
+def test_cli_batch(tmp_path, problems_dir, capsys):
+    P = np.random.default_rng(6).dirichlet(np.ones(2), size=30)   # the problem is binary
+    csv = tmp_path / "priors.csv"
+    np.savetxt(csv, P, delimiter=",", fmt="%.17g")
+    out = tmp_path / "res.npz"
+    assert main(["batch", str(problems_dir / "lip_cns_example1_mse.toml"), "--priors", str(csv), "--out", str(out)]) == 0
+    assert np.load(out)["channel"].shape[0] == 30
+    bad = tmp_path / "bad.csv"
+    bad.write_text("0.2,0.8\n0.2,0.3,0.5\n")
+    capsys.readouterr()
+    assert main(["batch", str(problems_dir / "lip_cns_example1_mse.toml"), "--priors", str(bad),
+                 "--out", str(tmp_path / "no.npz")]) == 2
+    err = capsys.readouterr().err
+    assert "row 2" in err and err.count("\n") == 1
+    assert not (tmp_path / "no.npz").exists()
+
+
+# --- sweeps ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("notion", ["ldp", "lip", "pufferfish"])
+def test_eps_sweep_equals_fresh_solves(notion):
+    rng = np.random.default_rng(8)
+    d = 6
+    P = rng.dirichlet(np.ones(d))
+    D = rng.random((d, d))
+    mk = {"ldp": co.LDP, "lip": co.LIP, "pufferfish": co.Pufferfish}[notion]
+    base = co.Problem(prior=P, privacy=[mk(1.0)], utility=co.Distortion("distortion", matrix=D))
+    eps = np.linspace(0.2, 3.0, 15)
+    results = co.sweep(base, epsilon=eps)
+    assert all(r.ok for r in results)
+    assert sum(bool(r.timings.get("warm")) for r in results) == len(eps) - 1
+    for e, r in zip(eps, results):
+        fresh = co.solve(co.Problem(prior=P, privacy=[mk(e)], utility=base.utility))
+        assert r.objective == pytest.approx(fresh.objective, abs=1e-9)
+        assert r.leakage == pytest.approx(fresh.leakage, abs=1e-7)
+        assert r.certificate["gap"] < 1e-8
+
+
+def test_prior_sweep_and_parallel_sweep():
+    rng = np.random.default_rng(9)
+    priors = rng.dirichlet(np.ones(4), size=6)
+    base = co.Problem(prior=priors[0], privacy=[co.LIP(0.7)], utility=co.Distortion("hamming"))
+    serial = co.sweep(base, priors=priors)
+    par = co.sweep(base, priors=priors, n_jobs=2)
+    for p, a, b in zip(priors, serial, par):
+        fresh = co.solve(co.Problem(prior=p, privacy=base.privacy, utility=base.utility))
+        assert a.objective == pytest.approx(fresh.objective, abs=1e-9)
+        assert b.objective == pytest.approx(fresh.objective, abs=1e-9)
+
+
+def test_bayes_sweep_solves_each_point():
+    base = template("lip", 3)
+    res = co.sweep(base, epsilon=[0.5, 1.0])
+    assert [r.method for r in res] == ["posterior-lp"] * 2
+    assert res[0].objective > res[1].objective  # more budget, smaller MSE
+
+
+@pytest.mark.parametrize("kw, needle", [
+    ({"epsilon": []}, "non-empty"),
+    ({"priors": []}, "non-empty"),
+    ({"epsilon": [1.0, -1.0]}, r"epsilon\[1\]"),
+    ({"epsilon": [1.0], "n_jobs": 0}, "n_jobs"),
+    ({}, "exactly one"),
+    ({"priors": [[0.5, 0.6, 0.1]]}, r"priors\[0\]"),
+])
+def test_sweep_bad_input(kw, needle):
+    base = co.Problem(prior=[0.2, 0.3, 0.5], privacy=[co.LIP(1.0)], utility=co.Distortion("hamming"))
+    with pytest.raises(co.ProblemError, match=needle):
+        co.sweep(base, **kw)
+
+
+def test_cli_sweep_writes_csv(tmp_path, problems_dir):
+    out = tmp_path / "s.csv"
+    assert main(["sweep", str(problems_dir / "lip_tdsc_3symbol.toml"), "--epsilon", "0.5:2:4", "--out", str(out)]) == 0
+    lines = out.read_text().splitlines()
+    assert len(lines) == 5 and lines[0].startswith("point,epsilon,status,objective")
+    assert main(["sweep", str(problems_dir / "lip_tdsc_3symbol.toml"), "--epsilon", "a,b"]) == 2
+
+
+# --- benchmark -----------------------------------------------------------------------------------
+
+def test_bench_rows_agree_across_solvers(tmp_path):
+    from channelopt import bench
+
+    rows = bench.run(notions=("ldp", "lip-latent", "bp-lip"), utilities=("hamming", "bayes-mse"), sizes=(4,),
+                     solvers=("auto", "HIGHS", "CLARABEL"), baselines=bench.BASELINES, cap=30)
+    ham = [r for r in rows if r["utility"] == "hamming"]
+    assert {r["solver"] for r in ham} == {"auto", "HIGHS", "CLARABEL", *bench.BASELINES}
+    assert all(r["status"] == "optimal" for r in rows), [r for r in rows if r["status"] != "optimal"]
+    assert max(r["rel_diff"] for r in ham) < 1e-6
+    paths = bench.write(rows, tmp_path)
+    assert all(p.stat().st_size > 0 for p in paths)
+    back = bench.read_csv(paths[0])
+    assert len(back) == len(rows)
+
+
+def test_cli_bench_bad_input(tmp_path, capsys):
+    assert main(["bench", "--notions", "ldp,nope", "--out", str(tmp_path)]) == 2
+    assert main(["bench", "--sizes", "4,x", "--out", str(tmp_path)]) == 2
+    assert main(["bench", "--cap", "-1", "--out", str(tmp_path)]) == 2
+    assert "--cap" in capsys.readouterr().err
