@@ -139,7 +139,7 @@ def _finish(problem: Problem, prog: Program, raw: RawSolution, solver: str, meth
     if failed:
         status = "inaccurate"
         message = f"{solver}: re-audit fails for " + ", ".join(
-            f"{k} (leakage {report.leakage[k]!r})" for k in failed)
+            f"{k} (leakage {report.leakage[k]!r})" for k in failed) + conditioning_hint(problem)
     elif raw.status != "optimal":
         status, message = "inaccurate", f"{solver} reported {raw.message}"
     return Result(status, q, objective, report.leakage, report.satisfied, report.measures,
@@ -216,10 +216,32 @@ def solve_bayes(problem: Problem, method: str, posterior: str = "auto", starts: 
             + f"; the posterior-space LP of the homogeneous notions bounds it within {gap:.3g}")
     failed = [k for k, ok in report.satisfied.items() if not ok]
     if failed:
-        status, message = "inaccurate", "re-audit fails for " + ", ".join(failed)
+        status, message = "inaccurate", "re-audit fails for " + ", ".join(
+            f"{k} (leakage {report.leakage[k]!r})" for k in failed) + conditioning_hint(problem)
     return Result(status, q, objective, report.leakage, report.satisfied, report.measures, certificate,
                   "HIGHS" if not reasons else "SLSQP", "posterior-lp" if not reasons else "local",
                   timings={"solve_s": time.perf_counter() - t0}, attempts=attempts, message=message)
+
+
+def conditioning_hint(problem: Problem) -> str:
+    """Why a re-audit can fail by solver round-off: tiny prior entries or extreme budgets."""
+    budgets = []
+    for n in problem.privacy:
+        for k in ("epsilon", "epsilon_lower", "epsilon_upper", "epsilons"):
+            v = getattr(n, k, None)
+            if v is not None:
+                budgets.extend(np.ravel(v).tolist())
+    parts = []
+    if problem.prior.min() < 1e-6:
+        parts.append(f"prior entries down to {problem.prior.min():.1e}")
+    if budgets and max(budgets) > 10:
+        parts.append(f"budgets up to {max(budgets):g} (ratios up to e^{max(budgets):g})")
+    if budgets and min(budgets) < 1e-2:
+        parts.append(f"budgets down to {min(budgets):g}")
+    if not parts:
+        return ""
+    return ("; the problem is ill-conditioned (" + ", ".join(parts) + "): the solvers' ~1e-10 tolerances "
+            "reach the audited log-ratios; the channel is returned for inspection but does not meet the budget")
 
 
 def _merge_columns(q: np.ndarray, m: int) -> np.ndarray:

@@ -51,29 +51,50 @@ def posterior_rows(problem) -> np.ndarray:
 
 
 def vertices(A: np.ndarray, P: np.ndarray) -> np.ndarray:
-    """Vertices of K = {post >= 0, sum post = 1, A post <= 0} (rows of the result)."""
+    """Vertices of K = {post >= 0, sum post = 1, A post <= 0} (rows of the result).
+
+    Enumerated first in u = post / P coordinates (the prior is u = 1). Prior entries of 1e-9 and
+    below would otherwise sit under Qhull's absolute precision. If Qhull fails there, the
+    posterior coordinates are tried next. Every vertex is checked against the constraints.
+    """
+    try:
+        return _vertices_scaled(A, P, P)
+    except ProblemError:
+        return _vertices_scaled(A, P, np.ones(P.size))
+
+
+def _vertices_scaled(A: np.ndarray, P: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """Qhull in coordinates y with post = s * y: (A diag s) y <= 0, -y <= 0 on s.y = 1, rows of
+    the constraint matrix scaled to unit norm; the prior is y0 = P / s."""
     d = P.size
-    B = null_space(np.ones((1, d)))                      # d x (d-1), orthonormal basis of sum = 0
-    # halfspaces in z (post = P + B z): -post <= 0 and A post <= 0, as  H z + h <= 0
-    H = np.vstack([-B, A @ B])
-    h = np.concatenate([-P, A @ P])
+    As = A * s[None, :] if A.size else A
+    if As.size:
+        As = As / np.maximum(np.linalg.norm(As, axis=1, keepdims=True), 1e-300)
+    B = null_space(s[None, :])                           # d x (d-1), directions with s.dy = 0
+    y0 = P / s
+    # halfspaces in z (y = y0 + B z): -y <= 0 and As y <= 0, as  H z + h <= 0
+    H = np.vstack([-B, As @ B])
+    h = np.concatenate([-y0, As @ y0])
     interior = _interior_point(H, h)
     if d == 2:
         z = _interval_ends(H[:, 0], h)
-        V = P[None, :] + np.outer(z, B[:, 0])
+        Y = y0[None, :] + np.outer(z, B[:, 0])
     else:
         try:
             hs = HalfspaceIntersection(np.hstack([H, h[:, None]]), interior)
-        except QhullError as e:  # nearly degenerate input: the caller falls back to column generation
+        except QhullError as e:  # nearly degenerate input: the caller falls back
             raise ProblemError("vertex enumeration failed (Qhull: "
                                + str(e).strip().splitlines()[0] + ")") from e
-        V = P[None, :] + hs.intersections @ B.T
-    V = np.clip(V, 0.0, None)
-    V /= V.sum(axis=1, keepdims=True)
-    viol = (V @ A.T).max(axis=1) if A.size else np.zeros(len(V))
+        Y = y0[None, :] + hs.intersections @ B.T
+    Y = np.clip(Y, 0.0, None)
+    Y /= (Y @ s)[:, None]
+    colscale = np.maximum(np.abs(Y).max(axis=0), 1e-300)   # duplicates: equal to 1e-12 per coordinate
+    _, first = np.unique(np.round(Y / colscale, 12), axis=0, return_index=True)
+    Y = Y[np.sort(first)]
+    viol = (Y @ As.T).max(axis=1) if As.size else np.zeros(len(Y))
     if np.any(viol > VERTEX_TOL):
         raise ProblemError(f"vertex enumeration produced a point violating the constraints by {viol.max():.2e}")
-    return np.unique(np.round(V, 13), axis=0)
+    return Y * s[None, :]
 
 
 def _interior_point(H, h) -> np.ndarray:
@@ -110,7 +131,8 @@ def master_lp(V: np.ndarray, gains: np.ndarray, P: np.ndarray):
     priors with entries down to 1e-12 still give row-stochastic channels. mu is returned in the
     original scaling (any mu gives a valid bound in `upper_bound`).
     """
-    res = linprog(-gains, A_eq=V.T / P[:, None], b_eq=np.ones(P.size), bounds=(0, None), method="highs")
+    res = linprog(-gains, A_eq=V.T / P[:, None], b_eq=np.ones(P.size), bounds=(0, None), method="highs",
+                  options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10})
     if res.status != 0:
         raise ProblemError(f"the posterior-space LP failed: {res.message}")
     mu = -np.asarray(res.eqlin.marginals) / P
