@@ -29,7 +29,7 @@ from channelopt.notions.base import AUDIT_TOL
 STATUSES = {"optimal", "local", "inaccurate", "infeasible", "solver-failed"}
 DEFAULT = settings(max_examples=120, deadline=None, derandomize=True, database=None,
                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-FUZZ = settings(max_examples=2500, deadline=None, database=None,
+FUZZ = settings(max_examples=4000, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 LINEAR_NOTIONS = ["ldp", "lip", "di", "bp-lip", "wc-lip", "alip", "id-ldp", "pufferfish", "approx-lip", "mil"]
