@@ -110,3 +110,28 @@ def test_bplip_dropping_dominated_priors_keeps_the_optimum(seed):
     q = r.channel
     worst = max(np.max(np.abs(np.log(q[:, (p @ q) > 0] / (p @ q)[(p @ q) > 0]))) for p in priors)
     assert r.leakage["bp-lip"] == pytest.approx(worst, abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pufferfish_sparse_form_equals_column_rows(seed):
+    """The auxiliary-variable form against the dense pair rows applied to every column."""
+    from channelopt.notions.base import per_column
+
+    rng = np.random.default_rng(300 + seed)
+    d, k = int(rng.integers(2, 7)), int(rng.integers(2, 4))
+    pg, T = rng.dirichlet(np.ones(k)), rng.dirichlet(np.ones(d), size=k)
+    D = rng.random((d, d))
+    scen = [{"prior": rng.dirichlet(np.ones(k)).tolist(), "conditional": rng.dirichlet(np.ones(d), size=k).tolist()}
+            for _ in range(int(rng.integers(0, 3)))]
+    notion = co.Pufferfish(float(rng.uniform(0.2, 2)), scenarios=scen or None,
+                           pairs=[[0, 1]] if seed % 3 == 0 else None)
+    problem = co.Problem(prior=pg @ T, latent={"prior": pg, "conditional": T}, privacy=[notion],
+                         utility=co.Distortion("distortion", matrix=D))
+    r = co.solve(problem)
+    C = notion.column_rows(problem)
+    m = d
+    A = per_column(C, m).A_q.toarray()
+    res = linprog((problem.prior[:, None] * D).ravel(), A_ub=A, b_ub=np.zeros(len(A)),
+                  A_eq=np.kron(np.eye(d), np.ones((1, m))), b_eq=np.ones(d), bounds=(0, 1), method="highs")
+    assert r.ok and res.status == 0
+    assert r.objective == pytest.approx(res.fun, rel=1e-8, abs=1e-10)
