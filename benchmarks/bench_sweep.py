@@ -30,7 +30,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--points", type=int, default=100)
     ap.add_argument("--sizes", default="16,32,64,128")
-    ap.add_argument("--cvxpy-max-d", type=int, default=32, help="largest d for the fresh-cvxpy baseline")
+    ap.add_argument("--cvxpy-max-d", type=int, default=16, help="largest d for the fresh-cvxpy baseline")
     ap.add_argument("--out", default=str(Path(__file__).parent / "results"))
     args = ap.parse_args(argv)
     eps = np.linspace(0.5, 3.0, args.points)

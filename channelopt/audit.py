@@ -53,12 +53,13 @@ class Audit:
         return all(self.satisfied.values())
 
 
-def audit(problem, channel, tol: float = AUDIT_TOL) -> Audit:
-    """Exact leakage of `channel` under each of `problem.privacy` plus the general measures."""
+def audit(problem, channel, tol: float = AUDIT_TOL, with_measures: bool = True) -> Audit:
+    """Exact leakage of `channel` under each of `problem.privacy` plus (unless `with_measures` is
+    False, as in sweeps) the general measures."""
     q = check_channel(problem, channel)
     leakage, satisfied = {}, {}
     for key, notion in zip(leakage_keys(problem.privacy), problem.privacy):
         leak = notion.leakage(problem, q)
         leakage[key] = leak
         satisfied[key] = notion.satisfied(leak, tol)
-    return Audit(leakage, satisfied, measures(problem, q))
+    return Audit(leakage, satisfied, measures(problem, q) if with_measures else {})

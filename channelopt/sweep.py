@@ -13,6 +13,9 @@ not end "optimal" is solved again from scratch with the full fallback chain. Oth
 
 n_jobs > 1 splits the points into contiguous chunks run in parallel (joblib), each chunk warm
 started along its own path.
+
+Warm points are audited for their notions only: `Result.measures` (the budget-free leakage
+measures) is left empty to keep the per-point overhead small; `channelopt.audit` gives them.
 """
 
 from __future__ import annotations
@@ -102,7 +105,7 @@ def _chunk(probs: list[Problem], solver, warm: bool, progress: bool) -> list:
             out.append(solve(p, solver))
             basis, shape = None, None
             continue
-        result = _finish(p, prog, raw, "HIGHS", "lp")
+        result = _finish(p, prog, raw, "HIGHS", "lp", with_measures=False)
         if result.status != "optimal":  # never return a warm result that is not certified
             out.append(solve(p, solver))
             continue

@@ -122,11 +122,12 @@ def solve(problem: Problem, solver: str | None = None, *, fallback: bool = True,
     return result
 
 
-def _finish(problem: Problem, prog: Program, raw: RawSolution, solver: str, method: str) -> Result:
+def _finish(problem: Problem, prog: Program, raw: RawSolution, solver: str, method: str,
+            with_measures: bool = True) -> Result:
     q, why = clean(prog.channel(raw.z))
     if q is None:
         return Result("inaccurate", solver=solver, method=method, message=f"{solver}: {why}")
-    report = audit(problem, q)
+    report = audit(problem, q, with_measures=with_measures)
     objective = problem.utility.evaluate(problem, q)
     certificate = None
     if method == "lp" and raw.y_ub is not None and raw.y_eq is not None:
