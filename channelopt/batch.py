@@ -20,7 +20,8 @@ Methods, per user:
     gain of *every* channel for that prior, since every channel's posteriors average to P with
     weights summing to 1). A user no basis in the pool certifies gets its own LP (HiGHS), whose
     basis joins the pool.
-"solve" everything else: `channelopt.solve` per user (its own certificate or local status).
+"solve" everything else: `channelopt.solve` per user (its own certificate or local status); for LP
+    problems one HiGHS instance per chunk, each user warm-started from the previous user's basis.
 
 Every returned channel is re-audited (row-stochastic, nonnegative, exact leakage within the
 budget) before it counts as optimal.
@@ -348,10 +349,14 @@ def process_chunk(template: Problem, P: np.ndarray) -> dict:
         out["status"][rows] = STATUS.index("optimal")
         out["method"][rows] = METHODS.index("critical-region")
         out["leakage"][rows, 0] = leak
-    from .methods import solve
+    from .methods import method_for
+    from .sweep import _chunk
 
-    for i in np.flatnonzero(~done):
-        r = solve(dataclasses.replace(template, prior=P[i]))
+    rest = np.flatnonzero(~done)
+    # one HiGHS instance for the chunk, each user's simplex warm-started from the previous basis
+    warm = method_for(template) == "lp" and template.solver in ("auto", "HIGHS")
+    results = _chunk([dataclasses.replace(template, prior=P[i]) for i in rest], None, warm, False)
+    for i, r in zip(rest, results):
         if r.channel is not None:
             out["channel"][i, :, : r.channel.shape[1]] = r.channel
             out["objective"][i] = r.objective
