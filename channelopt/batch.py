@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from .audit import leakage_keys
-from .errors import ProblemError
+from .errors import ChannelOptError, ProblemError
 from .notions import LDP, LIP
 from .notions.base import AUDIT_TOL
 from .problem import SUM_TOL, Problem
@@ -271,7 +271,7 @@ def critical_region_chunk(template: Problem, P: np.ndarray):
         u = rest[0]
         try:
             entry = new_entry(U[u], valid[u], Phi[u], P[u])
-        except ProblemError:
+        except ChannelOptError:  # the user's own LP failed: `solve` reports it
             left[u] = True
             continue
         hits = apply(entry, rest)

@@ -27,7 +27,7 @@ import time
 import numpy as np
 
 from ..audit import audit
-from ..errors import ProblemError
+from ..errors import ProblemError, SolverError
 from ..problem import SOLVERS, Problem
 from .local import local_search
 from .lp import Program, RawSolution, build, solve_cvxpy, solve_highs
@@ -169,12 +169,17 @@ def solve_bayes(problem: Problem, method: str, posterior: str = "auto", starts: 
         try:
             solved = enumerate_and_solve(relaxed, A, closed)
             solved[4]["algorithm"] = "vertex-enumeration"
-        except ProblemError:
+        except (ProblemError, SolverError):
             if posterior == "enumerate":
                 raise
-    if solved is None:  # column generation, or enumeration found no interior point
-        solved = column_generation(relaxed, A)
-        solved[4]["algorithm"] = "column-generation"
+    try:
+        if solved is None:  # column generation, or enumeration found no interior point
+            solved = column_generation(relaxed, A)
+            solved[4]["algorithm"] = "column-generation"
+    except SolverError as e:
+        return Result("solver-failed", method=method, solver="HIGHS", message=str(e),
+                      attempts=[{"solver": "HIGHS", "status": "failed", "solve_s": time.perf_counter() - t0,
+                                 "message": str(e)}], timings={"solve_s": time.perf_counter() - t0})
     V, w, gain, bound, info = solved
     q = channel_from_weights(V, w, P)
     t_solve = time.perf_counter() - t0

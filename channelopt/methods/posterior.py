@@ -27,7 +27,7 @@ from scipy.linalg import null_space
 from scipy.optimize import linprog
 from scipy.spatial import HalfspaceIntersection, QhullError
 
-from ..errors import ProblemError
+from ..errors import ProblemError, SolverError
 
 VERTEX_TOL = 1e-9
 """A vertex from Qhull is kept if it violates no constraint by more than this (then projected)."""
@@ -134,7 +134,7 @@ def master_lp(V: np.ndarray, gains: np.ndarray, P: np.ndarray):
     res = linprog(-gains, A_eq=V.T / P[:, None], b_eq=np.ones(P.size), bounds=(0, None), method="highs",
                   options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10})
     if res.status != 0:
-        raise ProblemError(f"the posterior-space LP failed: {res.message}")
+        raise SolverError(f"the posterior-space LP failed (HiGHS: {res.message})")
     mu = -np.asarray(res.eqlin.marginals) / P
     return res.x, mu
 
@@ -254,7 +254,7 @@ def price(pricing: Pricing, f, mu: np.ndarray, s_lo: np.ndarray, s_hi: np.ndarra
     best_val, best_v, cands = -np.inf, None, []
     first = bound(s_lo, s_hi)
     if first is None:
-        raise ProblemError("the pricing LP over the admissible posteriors failed")
+        raise SolverError("the pricing LP over the admissible posteriors failed (HiGHS)")
     heap = [(-first[0], 0, s_lo, s_hi, first[1], first[2])]
     counter, nodes = 1, 0
     while heap:
