@@ -202,13 +202,25 @@ VALID = """
 [input]
 prior = [0.2, 0.3, 0.5]
 labels = ["a", "b", "c"]
+values = [0.0, 1.0, 2.0]
+
+[output]
+size = 3
 
 [[privacy]]
 notion = "lip"
 epsilon = 1.0
 
+[[privacy]]
+notion = "id-ldp"
+epsilons = [1.0, 2.0, 2.0]
+combine = "min"
+
 [utility]
 kind = "hamming"
+
+[solver]
+name = "auto"
 """
 
 JUNK_VALUES = st.one_of(st.text(max_size=8), st.integers(-10 ** 30, 10 ** 30), st.floats(allow_nan=True),
@@ -226,17 +238,20 @@ def toml_value(v) -> str:
 @st.composite
 def mutated_problem(draw):
     lines = VALID.strip().splitlines()
-    i = draw(st.integers(0, len(lines) - 1))
-    action = draw(st.sampled_from(["replace-value", "drop-line", "insert-junk", "unicode-label"]))
-    if action == "replace-value" and "=" in lines[i]:
-        key = lines[i].split("=")[0]
-        lines[i] = f"{key}= {toml_value(draw(JUNK_VALUES))}"
-    elif action == "drop-line":
-        del lines[i]
-    elif action == "insert-junk":
-        lines.insert(i, draw(st.text(max_size=30)))
-    else:
-        lines[3] = 'labels = ["\u00e9", "\u4e2d", "\U0001f600"]'
+    for _ in range(draw(st.integers(1, 3))):
+        i = draw(st.integers(0, len(lines) - 1))
+        action = draw(st.sampled_from(["replace-value", "drop-line", "insert-junk", "unicode-label"]))
+        if action == "replace-value" and "=" in lines[i]:
+            key = lines[i].split("=")[0]
+            lines[i] = f"{key}= {toml_value(draw(JUNK_VALUES))}"
+        elif action == "drop-line":
+            del lines[i]
+        elif action == "insert-junk":
+            lines.insert(i, draw(st.text(max_size=30)))
+        else:
+            lines = [('labels = ["\u00e9", "\u4e2d", "\U0001f600"]' if ln.startswith("labels") else ln) for ln in lines]
+        if not lines:
+            break
     return "\n".join(lines)
 
 
@@ -256,15 +271,21 @@ def cli_case(tmp_path, problem_text, channel_data, command):
         f.unlink()
     prob = _write(tmp_path, "p.toml", problem_text)
     chan = _write(tmp_path, "q.csv", channel_data)
+    text = channel_data if isinstance(channel_data, str) else channel_data.decode("latin-1")
     args = {"solve": ["solve", str(prob), "--json", "--out", str(outdir / "r.json")],
             "audit": ["audit", str(prob), "--channel", str(chan)],
-            "batch": ["batch", str(prob), "--priors", str(chan), "--out", str(outdir / "b.npz")]}[command]
+            "batch": ["batch", str(prob), "--priors", str(chan), "--out", str(outdir / "b.npz")],
+            "sweep": ["sweep", str(prob), "--epsilon", text.split("\n")[0] or "x", "--out", str(outdir / "s.csv")],
+            "relations": ["analyze", "relations", "--prior", text.split("\n")[0] or "x", "--epsilon", "1"],
+            "watchdog": ["analyze", "watchdog", "--joint", str(chan), "--eps-lower", "1", "--eps-upper", "1",
+                         "--no-optimum"]}[command]
     rc, out, err = run_cli(args)
     assert_clean_failure(rc, out, err, outdir)
     if rc == 2:
         assert not any(outdir.iterdir())  # nothing written, not even partly
 
 
+COMMANDS = ["solve", "audit", "batch", "sweep", "relations", "watchdog"]
 CHANNEL_TEXT = st.one_of(
     st.binary(max_size=64),
     st.text(max_size=64),
@@ -278,7 +299,7 @@ CHANNEL_TEXT = st.one_of(
 @settings(max_examples=80, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(problem=st.one_of(mutated_problem(), st.binary(max_size=200), st.text(max_size=200)),
-       channel=CHANNEL_TEXT, command=st.sampled_from(["solve", "audit", "batch"]))
+       channel=CHANNEL_TEXT, command=st.sampled_from(COMMANDS))
 def test_cli_never_tracebacks(tmp_path, problem, channel, command):
     cli_case(tmp_path, problem, channel, command)
 
@@ -287,6 +308,6 @@ def test_cli_never_tracebacks(tmp_path, problem, channel, command):
 @settings(max_examples=3000, deadline=None, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(problem=st.one_of(mutated_problem(), st.binary(max_size=400), st.text(max_size=400)),
-       channel=CHANNEL_TEXT, command=st.sampled_from(["solve", "audit", "batch"]))
+       channel=CHANNEL_TEXT, command=st.sampled_from(COMMANDS))
 def test_fuzz_cli(tmp_path, problem, channel, command):
     cli_case(tmp_path, problem, channel, command)

@@ -29,7 +29,7 @@ def parse_notion(table, key: str) -> Notion:
     if not isinstance(table, dict):
         raise ProblemError(f"{key} must be a table, got {table!r}")
     name = table.get("notion")
-    if name not in NOTIONS:
+    if not isinstance(name, str) or name not in NOTIONS:
         raise ProblemError(f"{key}.notion must be one of {', '.join(NOTIONS)}, got {name!r}")
     cls, parse = NOTIONS[name]
     try:

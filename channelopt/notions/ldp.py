@@ -119,7 +119,7 @@ class IDLDP(Notion):
         if np.any(eps <= 0):
             i = int(np.argmin(eps))
             raise ProblemError(f"epsilons[{i}] must be a finite number > 0, got {eps[i]!r}")
-        if not callable(self.combine) and self.combine not in COMBINE:
+        if not callable(self.combine) and (not isinstance(self.combine, str) or self.combine not in COMBINE):
             raise ProblemError(f"combine must be one of {', '.join(COMBINE)}, got {self.combine!r}")
         object.__setattr__(self, "epsilons", eps)
 
