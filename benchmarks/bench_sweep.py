@@ -10,7 +10,6 @@ Every sweep point is checked against its fresh solve (|objective difference| col
 from __future__ import annotations
 
 import argparse
-import csv
 import time
 from pathlib import Path
 
@@ -65,11 +64,7 @@ def main(argv=None):
             print(f"{notion:<6} {d:>4} {len(eps):>4} | {t_sweep:7.2f} {t_par:8.2f} {t_fresh:8.2f} {t_cvx:11.2f} | "
                   f"{t_fresh / t_sweep:8.2f} {t_fresh / t_par:6.2f} {t_cvx / t_sweep:11.1f} | {diff:8.1e}", flush=True)
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    with open(out / "bench_sweep.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    bench.write_table(rows, out / "bench_sweep.csv")
     import matplotlib
 
     matplotlib.use("Agg")

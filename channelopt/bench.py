@@ -292,6 +292,17 @@ def write(rows: list[dict], out: Path, stem: str = "bench") -> list[Path]:
     return [path_csv, path_png]
 
 
+def write_table(rows: list[dict], path: Path) -> Path:
+    """Rows of dicts as a CSV (header from the first row), creating the directory."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    return path
+
+
 def read_csv(path: Path) -> list[dict]:
     rows = []
     with open(path) as f:
