@@ -45,9 +45,9 @@ import numpy as np
 from .audit import leakage_keys
 from .errors import ChannelOptError, ProblemError
 from .notions import LDP, LIP
-from .notions.base import AUDIT_TOL
+from .notions.base import bit_patterns, within
 from .problem import SUM_TOL, Problem
-from .utility import Bayes, entropy_rows
+from .utility import Bayes
 
 STATUS = ("optimal", "local", "inaccurate", "infeasible", "solver-failed")
 METHODS = ("critical-region", "solve")
@@ -131,11 +131,11 @@ def candidate_vertices(notion, P: np.ndarray):
     N, d = P.shape
     e = np.exp(notion.epsilon)
     if type(notion) is LDP:
-        S = ((np.arange(1, 2 ** d - 1)[:, None] >> np.arange(d)[None, :]) & 1).astype(float)
+        S = bit_patterns(d)[1:-1].astype(float)
         C = 1.0 + (e - 1.0) * S                                      # (nv, d)
         return C[None, :, :] / (P @ C.T)[:, :, None], np.ones((N, C.shape[0]), dtype=bool)
     lo, hi = np.full_like(P, 1.0 / e), np.minimum(e, 1.0 / P)
-    bits = ((np.arange(2 ** (d - 1))[:, None] >> np.arange(d - 1)[None, :]) & 1).astype(bool)
+    bits = bit_patterns(d - 1)
     Us, oks = [], []
     for i in range(d):  # coordinate i free, the others at a bound
         others = np.delete(np.arange(d), i)
@@ -300,26 +300,12 @@ def audit_batch(template: Problem, P: np.ndarray, q: np.ndarray) -> np.ndarray:
 
 def objective_batch(template: Problem, P: np.ndarray, q: np.ndarray) -> np.ndarray:
     """The Bayes utility of each user's channel, from the channel itself (N,)."""
-    util = template.utility
     lam = np.einsum("nd,ndm->nm", P, q)
     with np.errstate(divide="ignore", invalid="ignore"):
         post = np.where(lam[:, None, :] > 0, P[:, :, None] * q / lam[:, None, :], 0.0)
     ph = phi_batch(template, np.swapaxes(post, 1, 2))
     gain = np.where(lam > 0, lam * ph, 0.0).sum(axis=1)
-    return natural(template, P, gain)
-
-
-def natural(template: Problem, P: np.ndarray, gain: np.ndarray) -> np.ndarray:
-    """Bayes.from_gain for many priors at once."""
-    util = template.utility
-    if util.kind == "bayes-mse":
-        return P @ util.target(template) ** 2 - gain
-    if util.kind == "histogram-mse":
-        return 1.0 - gain
-    if util.kind == "mutual-information":
-        H = entropy_rows(P)
-        return (H + gain) / H if util.normalized else H + gain
-    return gain
+    return template.utility.from_gain(template, gain, prior=P)
 
 
 # --- driver -------------------------------------------------------------------------------------
@@ -331,21 +317,19 @@ def process_chunk(template: Problem, P: np.ndarray) -> dict:
     out = {"channel": np.zeros((N, d, m)), "objective": np.full(N, np.nan), "bound": np.full(N, np.nan),
            "status": np.full(N, STATUS.index("solver-failed"), dtype=np.int8),
            "method": np.full(N, METHODS.index("solve"), dtype=np.int8), "leakage": np.full((N, k), np.nan)}
-    done = np.zeros(N, dtype=bool)
+    done = np.zeros(N, dtype=bool)   # certified and re-audited by the critical-region method
     if fast_path(template):
-        done, q, gain, bound = critical_region_chunk(template, P)
-        rows = np.flatnonzero(done)
+        certified, q, gain, bound = critical_region_chunk(template, P)
+        rows = np.flatnonzero(certified)
         qq = q[rows]
         leak = audit_batch(template, P[rows], qq)
-        budget = template.privacy[0].epsilon
         stochastic = (np.abs(qq.sum(axis=2) - 1) <= 1e-9).all(axis=1) & (qq >= 0).all(axis=(1, 2))
-        good = stochastic & (leak <= budget + AUDIT_TOL * max(1.0, budget))
+        good = stochastic & within(leak, template.privacy[0].epsilon)
         rows, qq, leak = rows[good], qq[good], leak[good]
-        done[:] = False
         done[rows] = True
         out["channel"][rows] = qq
         out["objective"][rows] = objective_batch(template, P[rows], qq)
-        out["bound"][rows] = natural(template, P[rows], bound[rows])
+        out["bound"][rows] = template.utility.from_gain(template, bound[rows], prior=P[rows])
         out["status"][rows] = STATUS.index("optimal")
         out["method"][rows] = METHODS.index("critical-region")
         out["leakage"][rows, 0] = leak

@@ -179,17 +179,22 @@ class Bayes:
             return -entropy_rows(V)
         return V.max(axis=1)
 
-    def from_gain(self, problem, gain: float) -> float:
-        """The natural value (CLI.md `objective`) from G = sum_y lam[y] phi(post_y)."""
-        P = problem.prior
+    def from_gain(self, problem, gain, prior=None):
+        """The natural value (CLI.md `objective`) from G = sum_y lam[y] phi(post_y).
+
+        prior: the problem's own (default), or an (N, d) array of priors with N gains (batches).
+        """
+        P = problem.prior if prior is None else prior
         if self.kind == "bayes-mse":
-            return float(P @ self.target(problem) ** 2 - gain)
-        if self.kind == "histogram-mse":
-            return float(1.0 - gain)
-        if self.kind == "mutual-information":
-            info = float(entropy_rows(P) + gain)
-            return info / float(entropy_rows(P)) if self.normalized else info
-        return float(gain)
+            out = P @ self.target(problem) ** 2 - gain
+        elif self.kind == "histogram-mse":
+            out = 1.0 - np.asarray(gain)
+        elif self.kind == "mutual-information":
+            H = entropy_rows(P)
+            out = (H + gain) / H if self.normalized else H + gain
+        else:
+            out = np.asarray(gain)
+        return float(out) if np.ndim(out) == 0 else out
 
     def gain(self, problem, q: np.ndarray) -> float:
         joint = problem.prior[:, None] * np.asarray(q)

@@ -33,8 +33,15 @@ Leakages are in nats (log-ratios), deltas are probabilities, ID-LDP reports a ra
 """
 
 
-def within(leakage: float, budget: float, tol: float = AUDIT_TOL) -> bool:
-    return bool(leakage <= budget + tol * max(1.0, abs(budget)))
+def within(leakage, budget: float, tol: float = AUDIT_TOL):
+    """Whether leakage (a number, or an array of them) is within budget up to AUDIT_TOL."""
+    ok = np.asarray(leakage) <= budget + tol * max(1.0, abs(budget))
+    return bool(ok) if ok.ndim == 0 else ok
+
+
+def bit_patterns(n: int) -> np.ndarray:
+    """All 2^n subsets of n items as rows of a boolean (2^n, n) array, in binary order."""
+    return ((np.arange(2 ** n)[:, None] >> np.arange(n)[None, :]) & 1).astype(bool)
 
 
 @dataclass(frozen=True)

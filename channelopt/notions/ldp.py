@@ -10,8 +10,8 @@ import scipy.sparse as sp
 
 from ..errors import ProblemError
 from ..problem import as_epsilon, as_matrix, as_vector
-from .base import (LinearBlock, Notion, check_keys, column_spread, distinct_pairs, ones_per_column,
-                   ratio_rows, require, within)
+from .base import (LinearBlock, Notion, bit_patterns, check_keys, column_spread, distinct_pairs,
+                   ones_per_column, ratio_rows, require, within)
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ class LDP(Notion):
         d = problem.d
         if 2 ** d - 2 > limit:
             return None
-        S = ((np.arange(1, 2 ** d - 1)[:, None] >> np.arange(d)[None, :]) & 1).astype(float)
+        S = bit_patterns(d)[1:-1].astype(float)
         V = problem.prior[None, :] * (1.0 + (np.exp(self.epsilon) - 1.0) * S)
         return V / V.sum(axis=1, keepdims=True)
 

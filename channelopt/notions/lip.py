@@ -16,7 +16,7 @@ from scipy.optimize import linprog
 
 from ..errors import ProblemError
 from ..problem import Joint, as_epsilon, as_prior_rows, as_vector
-from .base import LinearBlock, Notion, check_keys, per_column, require, within
+from .base import LinearBlock, Notion, bit_patterns, check_keys, per_column, require, within
 
 MAX_BOX_DIM = 20
 """Largest alphabet whose prior box is reduced to vertices (d * 2^(d-1) candidates)."""
@@ -96,7 +96,7 @@ def lift_extremes(joint: Joint, q: np.ndarray) -> tuple[float, float]:
     with np.errstate(divide="ignore", invalid="ignore"):
         log_lift = np.log(cond) - np.log(lam)
     log_lift = np.where((cond == 0) & (lam == 0), 0.0, log_lift)
-    return max(float(-log_lift.min()), 0.0) + 0.0, max(float(log_lift.max()), 0.0) + 0.0  # no -0.0
+    return max(0.0, float(-log_lift.min())), max(0.0, float(log_lift.max()))  # 0.0 first: never -0.0
 
 
 @dataclass(frozen=True)
@@ -244,7 +244,7 @@ def box_vertices(lower: np.ndarray, upper: np.ndarray, key: str = "bp-lip") -> n
     if d > MAX_BOX_DIM:
         raise ProblemError(f"{key}: prior_lower/prior_upper supported up to {MAX_BOX_DIM} symbols, got {d}; "
                            "give the vertices as priors instead")
-    bits = ((np.arange(2 ** (d - 1))[:, None] >> np.arange(d - 1)[None, :]) & 1).astype(bool)
+    bits = bit_patterns(d - 1)
     found = []
     for i in range(d):
         others = np.delete(np.arange(d), i)

@@ -88,16 +88,18 @@ class Pufferfish(Notion):
         m = problem.m
         e = np.exp(self.epsilon)
         I_m = sp.identity(m, format="csr")
-        E_q, A_rows, n_aux = [], [], 0
-        for s, i, j in self.constrained_pairs(problem):
-            k = s.conditional.shape[0]
+        scen = self.constrained_pairs(problem)
+        n_aux = sum(s.conditional.shape[0] for s, _, _ in scen) * m
+        E_q, A_rows, offset = [], [], 0
+        for s, i, j in scen:
             E_q.append(-sp.kron(sp.csr_matrix(s.conditional), I_m, format="csr"))
             r = np.arange(i.size * m)
             gi, gj, y = i[r // m], j[r // m], r % m
             A_rows.append(sp.csr_matrix((np.r_[np.ones(r.size), -e * np.ones(r.size)],
-                                         (np.r_[r, r], np.r_[n_aux + gi * m + y, n_aux + gj * m + y]))))
-            n_aux += k * m
-        A_aux = sp.vstack([sp.csr_matrix(a, shape=(a.shape[0], n_aux)) for a in A_rows], format="csr")
+                                         (np.r_[r, r], np.r_[offset + gi * m + y, offset + gj * m + y])),
+                                        shape=(r.size, n_aux)))
+            offset += s.conditional.shape[0] * m
+        A_aux = sp.vstack(A_rows, format="csr")
         E_q = sp.vstack(E_q, format="csr")
         return LinearBlock(sp.csr_matrix((A_aux.shape[0], problem.d * m)), np.zeros(A_aux.shape[0]), A_aux,
                            np.zeros(n_aux), np.ones(n_aux), E_q, sp.identity(n_aux, format="csr"), np.zeros(n_aux))
