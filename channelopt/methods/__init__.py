@@ -31,8 +31,10 @@ from ..errors import ProblemError, SolverError
 from ..problem import SOLVERS, Problem
 from .local import local_search
 from .lp import Program, RawSolution, build, solve_cvxpy, solve_highs
-from .posterior import (channel_from_weights, closed_form_vertices, column_generation, enumerate_and_solve,
-                        posterior_rows)
+from .colgen import column_generation as structured_column_generation
+from .posterior import (TIME_LIMIT, channel_from_weights, closed_form_vertices, column_generation,
+                        enumerate_and_solve, posterior_rows)
+from .structured import family_for
 from .result import Result, clean
 
 LP_ORDER = ("HIGHS", "CLARABEL", "ECOS", "SCS")
@@ -67,21 +69,30 @@ def _run(prog: Program, problem: Problem, solver: str) -> RawSolution:
 
 
 def solve(problem: Problem, solver: str | None = None, *, fallback: bool = True,
-          bayes_options: dict | None = None) -> Result:
+          bayes_options: dict | None = None, time_limit: float | None = None,
+          progress: bool | None = None) -> Result:
     """The optimal channel for `problem`, re-audited before it is returned.
 
     solver: None (the problem's own choice, default "auto"), or one of SOLVERS.
     fallback: try the next solver in the documented order when one fails or is inaccurate.
-    bayes_options: for Bayes utilities, e.g. {"posterior": "enumerate" | "columns"},
+    bayes_options: for Bayes utilities, e.g. {"posterior": "enumerate" | "columns" | "structured"},
         {"starts": 20, "seed": 0} for the local method.
+    time_limit: seconds for the certified Bayes search (default `posterior.TIME_LIMIT`); when it
+        runs out the best channel found is returned with status "local" and a valid bound.
+    progress: a progress bar on stderr for long Bayes solves (default: when stderr is a terminal).
     """
     solver = problem.solver if solver is None else solver
     if solver not in SOLVERS:
         raise ProblemError(f"solver must be one of {', '.join(SOLVERS)}, got {solver!r}")
+    if time_limit is not None:
+        if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float, np.integer, np.floating)) \
+                or not np.isfinite(time_limit) or time_limit <= 0:
+            raise ProblemError(f"time_limit must be a positive finite number of seconds, got {time_limit!r}")
+        time_limit = float(time_limit)
     t0 = time.perf_counter()
     method = method_for(problem)
     if method in ("posterior-lp", "local"):
-        result = solve_bayes(problem, method, **(bayes_options or {}))
+        result = solve_bayes(problem, method, time_limit=time_limit, progress=progress, **(bayes_options or {}))
         result.time_s = time.perf_counter() - t0
         result.timings["total_s"] = result.time_s
         return result
@@ -148,10 +159,18 @@ def _finish(problem: Problem, prog: Program, raw: RawSolution, solver: str, meth
 
 
 def solve_bayes(problem: Problem, method: str, posterior: str = "auto", starts: int = 20,
-                seed: int = 0) -> Result:
-    """Bayes utilities: certified posterior-space LP, or a local solution with a relaxation bound."""
+                seed: int = 0, time_limit: float | None = None, progress: bool | None = None) -> Result:
+    """Bayes utilities: certified posterior-space LP, or a local solution with a relaxation bound.
+
+    posterior: "auto" (vertex enumeration for d <= ENUMERATE_MAX_D, else structured column
+    generation for one LIP (G = X) or LDP notion, else the notion's closed-form vertices or column
+    generation with generic pricing), "enumerate", "columns" (generic pricing) or "structured".
+    """
     t0 = time.perf_counter()
     util, P = problem.utility, problem.prior
+    limit = TIME_LIMIT if time_limit is None else time_limit
+    if posterior not in ("auto", "enumerate", "columns", "structured"):
+        raise ProblemError(f"posterior must be 'auto', 'enumerate', 'columns' or 'structured', got {posterior!r}")
     homogeneous = [n for n in problem.privacy if n.homogeneous]
     relaxed = Problem(prior=P, latent=problem.latent, values=problem.values, privacy=homogeneous,
                       utility=util, output_size=problem.output_size)
@@ -161,9 +180,14 @@ def solve_bayes(problem: Problem, method: str, posterior: str = "auto", starts: 
         return Result("infeasible", method=method, solver="HIGHS",
                       message="no channel satisfies the notions: the prior itself is not an admissible posterior",
                       timings={"solve_s": time.perf_counter() - t0})
-    closed = closed_form_vertices(relaxed)
-    enumerate_first = posterior == "enumerate" or (
-        posterior == "auto" and (problem.d <= ENUMERATE_MAX_D or closed is not None))
+    family = family_for(relaxed)
+    if posterior == "structured" and family is None:
+        raise ProblemError("posterior = 'structured' needs a single lip notion with G = X or a single ldp notion")
+    use_family = family is not None and (posterior == "structured" or (
+        posterior == "auto" and problem.d > ENUMERATE_MAX_D and not family.prefers_vertices(util.kind)))
+    closed = None if use_family else closed_form_vertices(relaxed)
+    enumerate_first = not use_family and (posterior == "enumerate" or (
+        posterior == "auto" and (problem.d <= ENUMERATE_MAX_D or closed is not None)))
     solved = None
     if enumerate_first:
         try:
@@ -174,7 +198,11 @@ def solve_bayes(problem: Problem, method: str, posterior: str = "auto", starts: 
                 raise
     try:
         if solved is None:  # column generation, or enumeration found no interior point
-            solved = column_generation(relaxed, A)
+            with progress_bar(progress, "certified Bayes optimum") as report:
+                if use_family:
+                    solved = structured_column_generation(relaxed, family, time_limit=limit, progress=report)
+                else:
+                    solved = column_generation(relaxed, A, time_limit=limit, progress=report)
             solved[4]["algorithm"] = "column-generation"
     except SolverError as e:
         return Result("solver-failed", method=method, solver="HIGHS", message=str(e),
@@ -183,7 +211,7 @@ def solve_bayes(problem: Problem, method: str, posterior: str = "auto", starts: 
     V, w, gain, bound, info = solved
     q = channel_from_weights(V, w, P)
     t_solve = time.perf_counter() - t0
-    natural_bound = util.from_gain(problem, bound)
+    natural_bound, weak = clamp_bound(problem, util.from_gain(problem, bound))
     side = "lower_bound" if util.sense == "min" else "upper_bound"
     attempts = [{"solver": "HIGHS", "status": "optimal", "solve_s": t_solve, "message": info["algorithm"]}]
     reasons = []
@@ -212,8 +240,9 @@ def solve_bayes(problem: Problem, method: str, posterior: str = "auto", starts: 
     certificate = {"method": "posterior-lp" if not reasons else "relaxation-bound", side: natural_bound,
                    "gap": gap, **info}
     if not reasons and (bound - gain) > 1e-7 * max(1.0, abs(gain)):
-        reasons_text = f"column generation stopped ({info.get('stopped')}) before closing the gap"
-        status, message = "local", f"feasible channel within {gap:.3g} of the certified bound; {reasons_text}"
+        reasons_text = STOP_REASONS.get(info.get("stopped"), f"the search stopped ({info.get('stopped')})")
+        status, message = "local", (f"feasible channel within {gap:.3g} of a valid bound, not certified optimal: "
+                                    f"{reasons_text}" + (f"; {weak}" if weak else ""))
     elif not reasons:
         status, message = "optimal", ""
     else:
@@ -227,6 +256,55 @@ def solve_bayes(problem: Problem, method: str, posterior: str = "auto", starts: 
     return Result(status, q, objective, report.leakage, report.satisfied, report.measures, certificate,
                   "HIGHS" if not reasons else "SLSQP", "posterior-lp" if not reasons else "local",
                   timings={"solve_s": time.perf_counter() - t0}, attempts=attempts, message=message)
+
+
+STOP_REASONS = {
+    "time_limit": "the time limit ran out before the gap closed (raise time_limit / --time-limit)",
+    "max_rounds": "the round limit of the column generation was reached",
+    "max_nodes": "the pricing's node limit was reached",
+}
+
+
+def clamp_bound(problem: Problem, bound: float) -> tuple[float, str]:
+    """The bound, replaced by the trivial one when that is tighter, and why (or "").
+
+    Every MSE is >= 0; I(X;Y) <= H(X) and I(X;Y)/H(X) <= 1; MAP accuracy <= 1. A column
+    generation stopped early can certify less than these; the message says the bound is weak.
+    """
+    util = problem.utility
+    if util.kind in ("bayes-mse", "histogram-mse") and bound < 0:
+        return 0.0, "the computed bound was below 0 (a search stopped early), so the trivial bound 0 is reported"
+    if util.kind == "mutual-information":
+        top = 1.0 if util.normalized else float(-(problem.prior * np.log(problem.prior)).sum())
+        if bound > top:
+            return top, "the computed bound exceeded H(X), so the trivial bound is reported"
+    if util.kind == "map" and bound > 1:
+        return 1.0, "the computed bound exceeded 1, so the trivial bound 1 is reported"
+    return bound, ""
+
+
+def progress_bar(enabled: bool | None, desc: str):
+    """A context manager yielding a callable(rounds, gap) that drives a tqdm bar on stderr, shown
+    after 2 s; on by default only when stderr is a terminal."""
+    import contextlib
+    import sys
+
+    if enabled is None:
+        enabled = sys.stderr.isatty()
+
+    @contextlib.contextmanager
+    def bar():
+        if not enabled:
+            yield None
+            return
+        from tqdm import tqdm
+
+        with tqdm(desc=desc, unit=" rounds", file=sys.stderr, delay=2.0, leave=False) as t:
+            def report(rounds, gap):
+                t.update(1)
+                t.set_postfix_str(f"gap {gap:.1e}", refresh=False)
+            yield report
+    return bar()
 
 
 def conditioning_hint(problem: Problem) -> str:

@@ -232,13 +232,14 @@ def _psi_parts(utility, problem):
 
 
 def price(pricing: Pricing, f, mu: np.ndarray, s_lo: np.ndarray, s_hi: np.ndarray, phi,
-          tol: float = PRICING_TOL, max_nodes: int = MAX_NODES):
+          tol: float = PRICING_TOL, max_nodes: int = MAX_NODES, deadline: float = np.inf):
     """Certified max_{v in K} phi(v) - mu . v by branch and bound on boxes of s = L v.
 
     Returns (best value, best v, upper bound, candidate columns, nodes). The upper bound is valid
     for the whole of K (unexplored boxes keep their LP bound).
     """
     import heapq
+    import time
 
     def bound(lo, hi):
         width = hi - lo
@@ -267,8 +268,9 @@ def price(pricing: Pricing, f, mu: np.ndarray, s_lo: np.ndarray, s_hi: np.ndarra
             best_val, best_v = val, v
         if val > tol:
             cands.append((val, v))
-        if ub <= best_val + tol or nodes >= max_nodes:
-            if nodes >= max_nodes:
+        out_of_time = time.perf_counter() > deadline
+        if ub <= best_val + tol or nodes >= max_nodes or out_of_time:
+            if nodes >= max_nodes or out_of_time:
                 heap.append((neg_ub, 0, lo, hi, v, s))
                 break
             continue
@@ -308,7 +310,8 @@ def initial_columns(pricing: Pricing, d: int) -> list[np.ndarray]:
     return cols
 
 
-def column_generation(problem, A: np.ndarray, max_rounds: int = MAX_ROUNDS, time_limit: float = TIME_LIMIT):
+def column_generation(problem, A: np.ndarray, max_rounds: int = MAX_ROUNDS, time_limit: float = TIME_LIMIT,
+                      progress=None):
     """Certified posterior-space LP by column generation. Returns (V, w, gain, gain bound, info).
 
     The bound is always valid; it meets the gain (to GAP_TOL) unless the round, node or time
@@ -354,9 +357,11 @@ def column_generation(problem, A: np.ndarray, max_rounds: int = MAX_ROUNDS, time
                         new.append(v)
             upper = best
         else:
-            _, _, upper, new, nodes = price(pricing, f, mu, s_lo, s_hi, phi)
+            _, _, upper, new, nodes = price(pricing, f, mu, s_lo, s_hi, phi, deadline=t_start + time_limit)
             nodes_total += nodes
         bound = value + max(upper, 0.0)
+        if progress is not None:
+            progress(rounds, (bound - value) / max(1.0, abs(value)))
         if bound - value <= GAP_TOL * max(1.0, abs(value)) or not new:
             info = {"rounds": rounds, "columns": len(cols), "pricing_nodes": nodes_total}
             return V, w, value, bound, info

@@ -1,0 +1,273 @@
+"""Column generation for the posterior-space LP over a closed-form family (SPEC §4).
+
+The master LP `maximize gains . w  s.t.  sum_i w_i v_i / P = 1, w >= 0` stays in one HiGHS model
+and each round adds the columns the structured pricing (`structured.Family.price`) returns, so
+every solve starts from the previous optimal basis. After any round, with mu the master's duals,
+
+    gain(any channel) <= mu . P + max_{v in K} (phi(v) - mu . v)
+
+(weak duality; `sum_v w_v = 1` for every channel), and the pricing returns a valid upper bound
+on the max: the bound holds whenever the loop stops, by convergence, time or round limit.
+
+bayes-mse is solved on the centred and scaled target `(h - h.P) / sd(h)`, which leaves the
+optimal channel unchanged (the MSE of an affine image of the estimate scales by sd^2) and keeps
+phi of order 1 for any values and offset.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import SolverError
+from .structured import Family
+
+GAP_TOL = 1e-9
+"""Stop when the bound is within this of the value, relative to the utility's natural scale."""
+MAX_ROUNDS = 5000
+SMOOTHING = 0.8
+"""Wentges smoothing weight of the best dual point (0 turns stabilization off)."""
+COARSE_MIN, COARSE_GAP = 48, 1e-6
+"""bayes-mse above COARSE_MIN symbols starts from the pair-merged problem, solved to COARSE_GAP."""
+PRICING_RATIO = 0.5
+"""A pricing round may stop once its best column reaches this fraction of its open bound."""
+PRUNE_AT, PRUNE_KEEP = 12, 4
+"""Unused columns beyond PRUNE_AT * d are pruned to PRUNE_KEEP * d (largest reduced costs kept)."""
+
+
+class Master:
+    """The master LP, kept in one HiGHS model to which columns are added (warm starts).
+
+    Every column is stored sparsely as `u_i = b_i 1 + delta_i` with `b_i` its most common entry
+    (e^-eps or e^eps for LIP, 1/tau or e^eps/tau for LDP), so `delta_i` is zero on most symbols.
+    With one free auxiliary z and the row `z - sum_i b_i w_i = 0`, the rows
+    `z + sum_i w_i delta_i[x] = 1` say `sum_i w_i u_i = 1`, and the duals y of these rows satisfy
+    `sum_x y_x u_i[x] >= gain_i` for every column (eliminate z): mu = y / P in posterior coordinates.
+    """
+
+    def __init__(self, P: np.ndarray):
+        import highspy
+
+        self.hp = highspy
+        self.P = np.asarray(P, dtype=float)
+        d = self.P.size
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("primal_feasibility_tolerance", 1e-10)
+        h.setOptionValue("dual_feasibility_tolerance", 1e-10)
+        h.setOptionValue("simplex_strategy", 4)   # primal: added columns keep the basis primal feasible
+        inf = highspy.kHighsInf
+        h.addRows(d + 1, np.r_[np.ones(d), 0.0], np.r_[np.ones(d), 0.0], 0, np.zeros(0, np.int32),
+                  np.zeros(0, np.int32), np.zeros(0))
+        h.addCols(1, np.zeros(1), np.array([-inf]), np.array([inf]), d + 1, np.zeros(1, np.int32),
+                  np.arange(d + 1, dtype=np.int32), np.ones(d + 1))
+        h.changeObjectiveSense(highspy.ObjSense.kMaximize)
+        self.h = h
+        self.V = np.zeros((0, d))
+        self.gains = np.zeros(0)
+
+    def add(self, V: np.ndarray, gains: np.ndarray) -> None:
+        V = np.atleast_2d(V)
+        if not len(V):
+            return
+        d = self.P.size
+        U = V / self.P[None, :]
+        lo, hi = U.min(axis=1, keepdims=True), U.max(axis=1, keepdims=True)
+        at_lo = np.abs(U - lo) <= 1e-12 * hi
+        at_hi = np.abs(U - hi) <= 1e-12 * hi
+        base = np.where(at_lo.sum(axis=1, keepdims=True) >= at_hi.sum(axis=1, keepdims=True), lo, hi)
+        delta = np.where(np.abs(U - base) <= 1e-12 * hi, 0.0, U - base)
+        A = np.hstack([delta, -base])                  # rows 0..d-1, then the z-row
+        nz = A != 0
+        counts = nz.sum(axis=1)
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int32)
+        idx = np.nonzero(nz)[1].astype(np.int32)
+        self.h.addCols(len(V), np.asarray(gains, dtype=float), np.zeros(len(V)), np.full(len(V), np.inf),
+                       int(counts.sum()), starts, idx, A[nz])
+        self.V = np.vstack([self.V, V])
+        self.gains = np.concatenate([self.gains, gains])
+
+    def solve(self) -> tuple[np.ndarray, np.ndarray]:
+        """(weights w, duals mu in posterior coordinates)."""
+        h = self.h
+        h.run()
+        if h.getModelStatus() != self.hp.HighsModelStatus.kOptimal:
+            raise SolverError("the posterior-space master LP failed (HiGHS: "
+                              + h.modelStatusToString(h.getModelStatus()) + ")")
+        sol = h.getSolution()
+        w = np.maximum(np.asarray(sol.col_value)[1:], 0.0)
+        mu = np.asarray(sol.row_dual)[:-1] / self.P
+        return w, mu
+
+    def prune(self, mu: np.ndarray, w: np.ndarray, keep: int) -> None:
+        """Drop all but `keep` unused columns (the ones with the largest reduced costs)."""
+        n = len(self.V)
+        if n <= keep:
+            return
+        rc = self.gains - self.V @ mu
+        unused = np.flatnonzero(w <= 0)
+        if unused.size <= keep:
+            return
+        drop = unused[np.argsort(-rc[unused], kind="stable")[keep:]]
+        mask = np.zeros(n, dtype=bool)
+        mask[drop] = True
+        self.h.deleteCols(int(drop.size), np.sort(drop + 1).astype(np.int32))
+        self.V, self.gains = self.V[~mask], self.gains[~mask]
+
+
+@dataclass
+class Scaled:
+    """phi in the units the loop works in, and the map back to the utility's own gain."""
+
+    kind: str
+    h: np.ndarray | None = None
+    shift: float = 0.0
+    factor: float = 1.0
+    natural: object = None
+    extra: dict = field(default_factory=dict)
+
+    def phi(self, V: np.ndarray) -> np.ndarray:
+        V = np.atleast_2d(V)
+        if self.kind == "bayes-mse":
+            return (V @ self.h) ** 2
+        if self.kind == "histogram-mse":
+            return np.sum(V * V, axis=1)
+        if self.kind == "mutual-information":
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return np.where(V > 0, V * np.log(np.where(V > 0, V, 1.0)), 0.0).sum(axis=1)
+        return V.max(axis=1)
+
+    def gain(self, g: float) -> float:
+        """The utility's gain (`Bayes.gain` units) from the loop's."""
+        return self.factor * g + self.shift
+
+
+def scaled_utility(problem) -> Scaled:
+    util, P = problem.utility, problem.prior
+    if util.kind != "bayes-mse":
+        return Scaled(util.kind)
+    h = util.target(problem)
+    c0 = float(h @ P)
+    sd = float(np.sqrt(P @ (h - c0) ** 2))
+    if sd == 0.0:
+        return Scaled(util.kind, np.zeros_like(h), shift=c0 * c0, factor=0.0)
+    return Scaled(util.kind, (h - c0) / sd, shift=c0 * c0, factor=sd * sd)
+
+
+def _objective(kind: str, value: float, P: np.ndarray) -> float:
+    """|natural objective| (MSE, I(X;Y), accuracy) of a gain in the loop's units."""
+    if kind in ("bayes-mse", "histogram-mse"):
+        return abs(1.0 - value)               # MSE / Var for bayes-mse (scaled), 1 - sum post^2
+    if kind == "mutual-information":
+        return abs(float(-(P[P > 0] * np.log(P[P > 0])).sum()) + value)
+    return abs(value)
+
+
+def _natural_gap(kind: str, value: float, bound: float, P: np.ndarray) -> float:
+    """Gap relative to the natural objective, in the loop's units."""
+    return (bound - value) / max(_objective(kind, value, P), 1e-12)
+
+
+def column_generation(problem, fam: Family, time_limit: float = 60.0, progress=None,
+                      max_rounds: int = MAX_ROUNDS):
+    """Certified posterior-space LP by column generation with structured pricing.
+
+    Returns (V, w, gain, gain bound, info) in `Bayes.gain` units, like `posterior.enumerate_and_solve`.
+    progress: an optional callable(rounds, relative gap) called after each round.
+    """
+    deadline = time.perf_counter() + time_limit
+    P = problem.prior
+    sc = scaled_utility(problem)
+    start = None
+    if sc.kind == "bayes-mse" and P.size > COARSE_MIN and np.ptp(sc.h) > 0:
+        start = _coarse_start(P, fam, sc.h, deadline)
+    master, w, value, bound, info = _generate(P, fam, sc, deadline, progress, max_rounds, GAP_TOL, start)
+    return master.V, w, sc.gain(value), sc.gain(bound), info
+
+
+def _coarse_start(P, fam: Family, h, deadline):
+    """Columns and duals from the problem with symbols merged in pairs along the order of h.
+
+    A channel of the merged problem, applied to both symbols of a pair, is a channel of the
+    problem with the same leakage (each symbol's lift is its pair's) and the same MSE for the
+    merged target (the pair's mean of h): its posteriors, expanded, are admissible columns, and
+    a dual of the merged master, copied to both symbols, is a dual point of the full one.
+    """
+    order = np.argsort(h, kind="stable")
+    group = np.empty(P.size, dtype=int)
+    group[order] = np.arange(P.size) // 2
+    Pc = np.bincount(group, weights=P)
+    hc = np.bincount(group, weights=P * h) / Pc
+    famc = type(fam)(Pc, fam.eps)
+    sc = Scaled("bayes-mse", hc)
+    start = _coarse_start(Pc, famc, hc, deadline) if Pc.size > COARSE_MIN else None
+    master, w, _, _, _ = _generate(Pc, famc, sc, deadline, None, MAX_ROUNDS, COARSE_GAP, start)
+    V = master.V[w > 0] if (w > 0).any() else master.V
+    cols = P[None, :] * (V / Pc[None, :])[:, group]
+    return cols, master.mu_best[group] if master.mu_best is not None else None
+
+
+def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds: int, gap_tol: float,
+              start=None):
+    """The column generation loop. Returns (master, w, value, bound, info) in the loop's units."""
+    master = Master(P)
+    cols = fam.initial(sc.h)
+    if start is not None:
+        cols = np.vstack([cols, start[0]])
+    master.add(cols, sc.phi(cols))
+    nodes, stopped = 0, ""
+    rounds = 0
+    value, bound = -np.inf, np.inf
+    w = np.zeros(len(cols))
+    mu_best, alpha = None, SMOOTHING
+    if start is not None and start[1] is not None:
+        priced = fam.price(sc.kind, start[1], sc.h, deadline=deadline)
+        nodes += priced.nodes
+        bound, mu_best = float(start[1] @ P + priced.upper), start[1]
+        master.add(priced.columns, sc.phi(priced.columns))
+    while True:
+        rounds += 1
+        w, mu = master.solve()
+        value = float(master.gains @ w)
+        # Wentges smoothing: price at a point between the master's duals and the best dual point
+        # found so far (the one with the lowest bound); any mu gives a valid bound.
+        mu_sep = mu if mu_best is None else alpha * mu_best + (1.0 - alpha) * mu
+        # price only as exactly as this round needs: to a quarter of the gap target, and stop at
+        # a column worth half of the open bound (the bound returned is valid either way)
+        tol = 0.25 * gap_tol * max(_objective(sc.kind, value, P), 1e-12)
+        priced = fam.price(sc.kind, mu_sep, sc.h, deadline=deadline, tol=tol, ratio=PRICING_RATIO)
+        nodes += priced.nodes
+        b_sep = float(mu_sep @ P + priced.upper)
+        if b_sep < bound:
+            bound, mu_best = b_sep, mu_sep
+        rel = _natural_gap(sc.kind, value, bound, P)
+        if progress is not None:
+            progress(rounds, rel)
+        if rel <= gap_tol or bound - value <= 1e-13:
+            break
+        new = priced.columns
+        if len(new):
+            new = new[sc.phi(new) - new @ mu > 1e-12 * max(1.0, abs(value))]
+        if not len(new):
+            if alpha > 0 and mu_best is not None:      # mis-pricing: price at the master's duals
+                alpha = 0.0 if alpha < 0.1 else alpha / 2
+                continue
+            stopped = priced.stopped or "pricing found no improving column"
+            break
+        alpha = min(SMOOTHING, alpha * 1.5) if alpha > 0 else 0.0
+        if time.perf_counter() > deadline:
+            stopped = "time_limit"
+            break
+        if rounds >= max_rounds:
+            stopped = "max_rounds"
+            break
+        master.add(new, sc.phi(new))
+        if len(master.V) > PRUNE_AT * P.size:
+            master.prune(mu, np.r_[w, np.zeros(len(new))], PRUNE_KEEP * P.size)
+    master.mu_best = mu_best
+    info = {"rounds": rounds, "columns": len(master.V), "pricing_nodes": nodes, "pricing": fam.name + "-structured"}
+    if stopped:
+        info["stopped"] = stopped
+    return master, w, value, bound, info

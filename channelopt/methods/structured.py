@@ -1,0 +1,477 @@
+"""Exact pricing over the admissible-posterior polytopes of LIP (G = X) and LDP (SPEC §4).
+
+In `u = post / P` coordinates (`post = P * u`, `P . u = 1`):
+
+- LIP with G = X: `K = {u : lo <= u <= hi, P . u = 1}` with `lo = e^-eps`, `hi = min(e^eps, 1/P)`
+  (LIP-TDSC Eq 9 read on one output). A box cut by one hyperplane: every vertex has all
+  coordinates at a bound but one.
+- LDP: `K = {u : max u <= e^eps min u, P . u = 1}`, the union over `tau in [1, e^eps]` of the
+  boxes `[1/tau, e^eps/tau]^d` cut by the same hyperplane. Its vertices are
+  `u_S = (1 + c 1_S) / (1 + c P(S))` with `c = e^eps - 1` (LIP-TDSC Def 1 read on one output).
+
+The support function `sigma(g) = max_{v in K} g . v` is a greedy fill (a fractional knapsack) for
+LIP and the best prefix of the order of g for LDP (a ratio of additive set functions is
+maximized by an upper set of g). Pricing asks for `max_{v in K} phi(v) - mu . v`:
+
+- bayes-mse, `phi(v) = (h . v)^2 = max_lam (2 lam h . v - lam^2)`: the pricing equals
+  `max_lam sigma(2 lam h - mu) - lam^2`, a problem in one variable. sigma is convex and piecewise
+  linear in lam, so its chord bounds it on an interval and branch and bound on lam is exact;
+  where one vertex maximizes at both ends of an interval, sigma *is* its chord there.
+- map, `phi(v) = max_x v_x`: `max_x sigma(e_x - mu)`, d support functions, exact.
+- histogram-mse and mutual information (phi a sum of convex functions of the coordinates): branch
+  and bound whose bound replaces each coordinate's convex term by its chord over the node's
+  interval (the concave envelope of a sum of one-dimensional convex terms on a box). For LIP a
+  node is a box on u and its bound is a greedy fill; for LDP a node fixes part of S and an
+  interval of `1/tau`, and its bound is a fill over the undecided symbols.
+
+Every bound is valid whatever the branching did: a search stopped early (node or time limit)
+reports the largest bound of its open nodes.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+PRICING_TOL = 1e-10
+"""Relative tolerance of the pricing optimum (scaled by the size of phi)."""
+MAX_NODES = 20_000
+BATCH = 16
+"""Open nodes (or intervals) expanded together in one vectorized step."""
+VERTEX_MAX_D = 16
+"""LDP with a separable utility uses its 2^d - 2 closed-form vertices up to this d."""
+MAX_COLUMNS = 40
+"""Columns with a positive reduced cost returned by one pricing call, best first."""
+
+
+@dataclass
+class Priced:
+    """One pricing call: the best value found, a valid upper bound on `max_K phi(v) - mu . v`,
+    and admissible posteriors with a positive reduced cost (rows of `columns`)."""
+
+    best: float
+    upper: float
+    columns: np.ndarray
+    nodes: int = 0
+    stopped: str = ""
+
+
+@dataclass
+class _Stop:
+    """When a branch and bound may stop: closed to tol, good enough (ratio), or out of budget."""
+
+    tol: float | None
+    ratio: float
+    deadline: float
+    max_nodes: int
+
+    def resolve(self, scale: float) -> float:
+        return PRICING_TOL * scale if self.tol is None else self.tol
+
+    def done(self, best: float, top: float, tol: float) -> bool:
+        """top: the largest open bound."""
+        return top <= best + tol or (self.ratio < 1.0 and best > tol and best >= self.ratio * top)
+
+    def out(self, nodes: int) -> str:
+        if nodes >= self.max_nodes:
+            return "max_nodes"
+        return "time_limit" if time.perf_counter() > self.deadline else ""
+
+
+class _Columns:
+    """Keep the best candidate columns by reduced cost."""
+
+    def __init__(self, d: int, tol: float):
+        self.d, self.tol = d, tol
+        self.vals: list[np.ndarray] = []
+        self.rows: list[np.ndarray] = []
+        self.best = -np.inf
+
+    def add(self, values: np.ndarray, V: np.ndarray) -> None:
+        if values.size:
+            self.best = max(self.best, float(values.max()))
+        keep = values > self.tol
+        if keep.any():
+            self.vals.append(values[keep])
+            self.rows.append(V[keep])
+
+    def top(self, k: int | None = None) -> np.ndarray:
+        k = MAX_COLUMNS if k is None else k
+        if not self.vals:
+            return np.zeros((0, self.d))
+        vals, rows = np.concatenate(self.vals), np.vstack(self.rows)
+        order = np.argsort(-vals, kind="stable")
+        rows = rows[order]
+        _, first = np.unique(np.round(rows, 13), axis=0, return_index=True)
+        return rows[np.sort(first)][:k]
+
+
+def _xlogx(s: np.ndarray) -> np.ndarray:
+    s = np.asarray(s, dtype=float)
+    return np.where(s > 0, s * np.log(np.where(s > 0, s, 1.0)), 0.0)
+
+
+SEPARABLE = {"histogram-mse": lambda s: s * s, "mutual-information": _xlogx}
+"""phi(v) = sum_x f(v_x) for these Bayes utilities (histogram-MSE gain, -H)."""
+
+
+class Family:
+    """Admissible posteriors of one notion with a closed-form polytope (base of LIPBox, LDPCone)."""
+
+    name = ""
+
+    def __init__(self, P: np.ndarray, eps: float):
+        self.P = np.asarray(P, dtype=float)
+        self.d = self.P.size
+        self.eps = float(eps)
+
+    def support(self, G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(sigma(g) for each row g of G, the maximizing posteriors as rows)."""
+        raise NotImplementedError
+
+    def price(self, kind: str, mu: np.ndarray, h: np.ndarray | None = None, deadline: float = np.inf,
+              max_nodes: int = MAX_NODES, tol: float | None = None, ratio: float = 1.0) -> Priced:
+        """`max_{v in K} phi(v) - mu . v` for a Bayes utility `kind` (h: the target of bayes-mse),
+        with a valid upper bound.
+
+        tol: absolute tolerance (default PRICING_TOL times the size of phi). ratio < 1 stops the
+        search as soon as the best value found is at least `ratio` times the largest open bound
+        (enough for a column generation round; the bound returned stays valid).
+        """
+        stop = _Stop(tol, ratio, deadline, max_nodes)
+        if kind == "bayes-mse":
+            return _price_mse(self, np.asarray(h, dtype=float), mu, stop)
+        if kind == "map":
+            return _price_map(self, mu)
+        return self._price_separable(SEPARABLE[kind], mu, stop)
+
+    def _price_separable(self, f, mu, stop) -> Priced:
+        raise NotImplementedError
+
+    def prefers_vertices(self, kind: str) -> bool:
+        """Whether the closed-form vertex set beats column generation for this utility."""
+        return False
+
+    def initial(self, h: np.ndarray | None = None) -> np.ndarray:
+        """Starting columns: the prior; for each x, the admissible posterior with the most mass on
+        x (GRR's posteriors for LDP); and, given a target h (bayes-mse), the posteriors that
+        favour a run of consecutive symbols in the order of h (`runs`)."""
+        _, V = self.support(np.eye(self.d))
+        out = [self.P[None, :], V]
+        if h is not None and np.ptp(h) > 0:
+            out.append(self.runs(np.argsort(np.argsort(h, kind="stable"), kind="stable")))
+        return np.vstack(out)
+
+    def runs(self, rank: np.ndarray) -> np.ndarray:
+        """Admissible posteriors favouring runs of symbols consecutive in `rank` (rows)."""
+        raise NotImplementedError
+
+
+class LIPBox(Family):
+    """eps-LIP with G = X: `lo <= u <= hi` on `P . u = 1`."""
+
+    name = "lip"
+
+    def __init__(self, P, eps):
+        super().__init__(P, eps)
+        self.lo = np.full(self.d, np.exp(-self.eps))
+        self.hi = np.minimum(np.exp(self.eps), 1.0 / self.P)
+
+    def support(self, G):
+        G = np.atleast_2d(np.asarray(G, dtype=float))
+        n = G.shape[0]
+        lo = np.broadcast_to(self.lo, G.shape)
+        hi = np.broadcast_to(self.hi, G.shape)
+        V = _fill(np.broadcast_to(self.P, G.shape), lo, hi, G)
+        return np.einsum("ij,ij->i", G, V), V.reshape(n, self.d)
+
+    def runs(self, rank):
+        d = self.d
+        a = np.arange(d)[:, None]
+        r = rank[None, :].astype(float)
+        up = np.where(r >= a, -(r - a), -(d + a - r))        # a, a+1, ..., then a-1, a-2, ...
+        down = np.where(r <= a, -(a - r), -(d + r - a))      # a, a-1, ..., then a+1, ...
+        G = np.vstack([up, down])
+        _, V = self.support_order(G)
+        return V
+
+    def support_order(self, G):
+        """The greedy fill in decreasing G per row (G is a priority, not a direction)."""
+        G = np.atleast_2d(G)
+        V = _fill(np.broadcast_to(self.P, G.shape), np.broadcast_to(self.lo, G.shape),
+                  np.broadcast_to(self.hi, G.shape), G)
+        return None, V
+
+    def _price_separable(self, f, mu, stop):
+        return _box_bnb(self.P, f, mu, stop, self.lo, self.hi)
+
+
+def _box_bnb(P, f, mu, stop, lo, hi, eps: float | None = None) -> Priced:
+    """Branch and bound for max sum_x f(P_x u_x) - mu_x P_x u_x over lo <= u <= hi, P . u = 1,
+    and, when eps is given, max u <= e^eps min u (LDP).
+
+    A node is a box [L, R] on u (and for LDP an interval [T1, T2] of tau = 1 / min u, with which
+    the box shrinks to [max(L, 1/T2), min(R, e^eps/T1)] and contains every admissible point of
+    the node). Its bound replaces each coordinate's convex term by its chord over the box, a
+    linear objective whose maximum on the box cut by P . u = 1 is a greedy fill. A node is split
+    on the coordinate whose chord is farthest from its term at the fill point, or (LDP) on tau
+    while the fill point is not admissible.
+    """
+    d = P.size
+    tol = stop.resolve(_scale(f, mu, d))
+    cols = _Columns(d, tol)
+    ldp = eps is not None
+    top = np.exp(eps) if ldp else None
+
+    def F(u):
+        return f(P * u) - mu * P * u
+
+    def relax(L, R, T1, T2):
+        if ldp:
+            L = np.maximum(L, 1.0 / T2[:, None])
+            R = np.minimum(R, top / T1[:, None])
+        FL, FR = F(L), F(R)
+        width = R - L
+        k = np.where(width > 0, (FR - FL) / np.where(width > 0, width, 1.0), 0.0)
+        U = _fill(np.broadcast_to(P, L.shape), L, R, k / P) / P
+        chord = FL + k * (U - L)
+        Fu = F(U)
+        ok = (L @ P <= 1.0 + 1e-13) & (R @ P >= 1.0 - 1e-13) & np.all(L <= R, axis=1)
+        ub = np.where(ok, chord.sum(axis=1), -np.inf)
+        admissible = np.ones(len(U), dtype=bool)
+        if ldp:
+            admissible = U.max(axis=1) <= top * U.min(axis=1) * (1 + 1e-12)
+            # a vertex near every inadmissible fill point: S = the symbols above the middle
+            mid = np.sqrt(U.max(axis=1) * U.min(axis=1))[:, None]
+            Us = 1.0 + (top - 1.0) * (U > mid)
+            Us /= (Us @ P)[:, None]
+            cols.add(F(Us).sum(axis=1)[ok], (P * Us)[ok])
+        keep = ok & admissible
+        cols.add(Fu.sum(axis=1)[keep], (P * U)[keep])
+        return ub, U, chord - Fu, admissible
+
+    one = np.ones(1)
+    T1, T2 = (one.copy(), one * top) if ldp else (one, one)
+    L0, R0 = lo[None, :].copy(), hi[None, :].copy()
+    ub, U, gap, adm = relax(L0, R0, T1, T2)
+    heap = [(-ub[0], 0, L0[0], R0[0], T1[0], T2[0], U[0], gap[0], adm[0])]
+    counter, nodes, stopped = 0, 0, ""
+    while heap:
+        if stop.done(cols.best, -heap[0][0], tol):
+            break
+        stopped = stop.out(nodes)
+        if stopped:
+            break
+        batch = []
+        while heap and len(batch) < BATCH and heap[0][0] <= -(cols.best + tol):
+            batch.append(heapq.heappop(heap))
+        kids = []
+        for _, _, L, R, t1, t2, u, g, a in batch:
+            if not a:                                   # split tau
+                tm = np.sqrt(t1 * t2)
+                kids.extend([(L, R, t1, tm), (L, R, tm, t2)])
+                continue
+            j = int(np.argmax(g))
+            if g[j] <= tol / d:
+                continue
+            Le = max(L[j], 1.0 / t2) if ldp else L[j]
+            Re = min(R[j], top / t1) if ldp else R[j]
+            cut = u[j] if Le + 1e-9 * (Re - Le) < u[j] < Re - 1e-9 * (Re - Le) else 0.5 * (Le + Re)
+            for a_j, b_j in ((Le, cut), (cut, Re)):
+                L2, R2 = L.copy(), R.copy()
+                L2[j], R2[j] = a_j, b_j
+                kids.append((L2, R2, t1, t2))
+        nodes += len(batch)
+        if not kids:
+            continue
+        Ls = np.array([k[0] for k in kids])
+        Rs = np.array([k[1] for k in kids])
+        T1s = np.array([k[2] for k in kids])
+        T2s = np.array([k[3] for k in kids])
+        ub, U, gap, adm = relax(Ls, Rs, T1s, T2s)
+        for i in range(len(kids)):
+            if ub[i] > cols.best + tol:
+                counter += 1
+                heapq.heappush(heap, (-ub[i], counter, Ls[i], Rs[i], T1s[i], T2s[i], U[i], gap[i], adm[i]))
+    return Priced(cols.best, _upper(cols.best, tol, heap), cols.top(), nodes, stopped)
+
+
+def _fill(P: np.ndarray, L: np.ndarray, R: np.ndarray, ratio: np.ndarray) -> np.ndarray:
+    """Greedy maximizer of sum_x ratio_x P_x u_x over L <= u <= R, P . u = 1, per row; returns
+    v = P * u. Symbols are raised from L to R in decreasing `ratio` until the mass reaches 1."""
+    P, L, R, ratio = (np.atleast_2d(a) for a in (P, L, R, ratio))
+    n, d = ratio.shape
+    order = np.argsort(-ratio, axis=1, kind="stable")
+    rows = np.arange(n)[:, None]
+    base = P * L
+    cap = (P * (R - L))[rows, order]
+    need = 1.0 - base.sum(axis=1, keepdims=True)
+    before = np.cumsum(cap, axis=1) - cap
+    take = np.clip(need - before, 0.0, cap)
+    V = np.array(base, dtype=float, copy=True)
+    V[rows, order] += take
+    return V
+
+
+class LDPCone(Family):
+    """eps-LDP: `max u <= e^eps min u` on `P . u = 1`; vertices `P (1 + c 1_S) / (1 + c P(S))`."""
+
+    name = "ldp"
+
+    def __init__(self, P, eps):
+        super().__init__(P, eps)
+        self.c = float(np.expm1(self.eps))
+
+    def vertex(self, S: np.ndarray) -> np.ndarray:
+        """Rows: the vertices for the boolean rows of S."""
+        V = self.P * (1.0 + self.c * np.asarray(S, dtype=float))
+        return V / V.sum(axis=-1, keepdims=True)
+
+    def runs(self, rank):
+        """Every threshold set of the order (prefixes and suffixes) and runs of lengths 2^k."""
+        d = self.d
+        order = np.argsort(rank, kind="stable")
+        sets = []
+        for length in sorted({*(2 ** k for k in range(int(np.log2(d)) + 1)), *range(1, min(d, 8))}):
+            for a in range(0, d - length + 1):
+                S = np.zeros(d, dtype=bool)
+                S[order[a:a + length]] = True
+                sets.append(S)
+        prefix = np.arange(d)[None, :] < np.arange(1, d)[:, None]
+        for pre in prefix:
+            S = np.zeros(d, dtype=bool)
+            S[order[pre]] = True
+            sets.extend([S, ~S])
+        return self.vertex(np.array(sets))
+
+    def support(self, G):
+        G = np.atleast_2d(np.asarray(G, dtype=float))
+        n, d = G.shape
+        order = np.argsort(-G, axis=1, kind="stable")
+        rows = np.arange(n)[:, None]
+        Pg = (self.P * G)[rows, order]
+        Ps = np.broadcast_to(self.P, G.shape)[rows, order]
+        zero = np.zeros((n, 1))
+        num = (self.P * G).sum(axis=1, keepdims=True) + self.c * np.hstack([zero, np.cumsum(Pg, axis=1)])
+        den = 1.0 + self.c * np.hstack([zero, np.cumsum(Ps, axis=1)])
+        k = np.argmax(num / den, axis=1)
+        S = np.zeros((n, d), dtype=bool)
+        S[rows, order] = np.arange(d)[None, :] < k[:, None]
+        V = self.vertex(S)
+        return np.einsum("ij,ij->i", G, V), V
+
+    def _price_separable(self, f, mu, stop):
+        return _box_bnb(self.P, f, mu, stop, np.full(self.d, np.exp(-self.eps)),
+                        np.minimum(np.exp(self.eps), 1.0 / self.P), self.eps)
+
+    def prefers_vertices(self, kind: str) -> bool:
+        """Whether the closed-form vertex set (2^d - 2 columns) beats column generation here."""
+        return kind in SEPARABLE and self.d <= VERTEX_MAX_D
+
+
+def _price_map(fam: Family, mu: np.ndarray) -> Priced:
+    """max_v max_x v_x - mu . v = max_x sigma(e_x - mu): exact."""
+    d = fam.d
+    sig, V = fam.support(np.eye(d) - mu[None, :])
+    vals = V.max(axis=1) - V @ mu
+    tol = PRICING_TOL
+    cols = _Columns(d, tol)
+    cols.add(vals, V)
+    return Priced(float(vals.max()), float(max(sig.max(), vals.max())), cols.top(), d)  # exact
+
+
+def _scale(f, mu: np.ndarray, d: int) -> float:
+    """A bound on |phi(v) - mu . v| over posteriors: |phi| <= 1 (sum v^2) or log d (entropy)."""
+    return 1.0 + float(np.abs(mu).max()) + (np.log(d) if f is SEPARABLE["mutual-information"] else 0.0)
+
+
+def _upper(best: float, tol: float, heap: list) -> float:
+    """A valid bound: open nodes keep theirs; pruned ones were within tol of the best."""
+    return max([best + tol] + [-item[0] for item in heap])
+
+
+def _price_mse(fam: Family, h: np.ndarray, mu: np.ndarray, stop: _Stop) -> Priced:
+    """max_v (h . v)^2 - mu . v = max_lam sigma(2 lam h - mu) - lam^2, by branch and bound on lam."""
+    d = fam.d
+    ext, _ = fam.support(np.vstack([h, -h]))
+    t_hi, t_lo = float(ext[0]), float(-ext[1])
+    scale = max(1.0, t_hi ** 2, t_lo ** 2, float(np.abs(mu).max()))
+    tol = stop.resolve(scale)
+    cols = _Columns(d, tol)
+
+    def evaluate(lams):
+        G = 2.0 * lams[:, None] * h[None, :] - mu[None, :]
+        sig, V = fam.support(G)
+        t = V @ h
+        cols.add(t * t - V @ mu, V)
+        return sig, V
+
+    lams = np.linspace(t_lo, t_hi, 33)
+    sig, V = evaluate(lams)
+    heap, counter, nodes, stopped = [], 0, 0, ""
+
+    def push(a, b, sa, sb, va, vb):
+        nonlocal counter
+        # one vertex optimal at both ends: sigma equals its chord on [a, b], no better point inside
+        if (2 * b * h - mu) @ va >= sb - tol * 1e-3 or (2 * a * h - mu) @ vb >= sa - tol * 1e-3:
+            return
+        slope = (sb - sa) / (b - a) if b > a else 0.0
+        lam = min(max(0.5 * slope, a), b)
+        ub = sa + slope * (lam - a) - lam * lam
+        if ub > cols.best + tol:
+            counter += 1
+            heapq.heappush(heap, (-ub, counter, a, b, sa, sb, va, vb, lam))
+
+    for i in range(len(lams) - 1):
+        push(lams[i], lams[i + 1], sig[i], sig[i + 1], V[i], V[i + 1])
+    while heap:
+        if stop.done(cols.best, -heap[0][0], tol):
+            break
+        stopped = stop.out(nodes)
+        if stopped:
+            break
+        batch = []
+        while heap and len(batch) < BATCH and heap[0][0] <= -(cols.best + tol):
+            batch.append(heapq.heappop(heap))
+        mids = []
+        for item in batch:
+            a, b, lam = item[2], item[3], item[8]
+            w = b - a
+            mids.append(lam if a + 1e-6 * w < lam < b - 1e-6 * w else 0.5 * (a + b))
+        nodes += len(batch)
+        sm, Vm = evaluate(np.array(mids))
+        for item, m, s_m, v_m in zip(batch, mids, sm, Vm):
+            _, _, a, b, sa, sb, va, vb, _ = item
+            if b - a <= 1e-13 * max(1.0, abs(a), abs(b)):
+                continue
+            push(a, m, sa, s_m, va, v_m)
+            push(m, b, s_m, sb, v_m, vb)
+    return Priced(cols.best, _upper(cols.best, tol, heap), cols.top(), nodes, stopped)
+
+
+def family_for(problem):
+    """The closed-form family of the problem's admissible posteriors, or None: one `lip` notion with
+    G = X, or one `ldp` notion."""
+    from ..notions import LDP, LIP
+
+    if len(problem.privacy) != 1:
+        return None
+    n = problem.privacy[0]
+    if type(n) is LIP and problem.latent is None and n.epsilon > 0:
+        return LIPBox(problem.prior, n.epsilon)
+    if type(n) is LDP and n.epsilon > 0:
+        return LDPCone(problem.prior, n.epsilon)
+    return None
+
+
+@dataclass
+class Progress:
+    """What the column generation reports on each round (for a progress bar)."""
+
+    rounds: int = 0
+    value: float = np.nan
+    bound: float = np.nan
+    extra: dict = field(default_factory=dict)
