@@ -27,6 +27,10 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--solver", choices=SOLVERS, help="solver to try first (default: the file's, else auto)")
     s.add_argument("--no-fallback", action="store_true", help="do not try other solvers when one fails")
     s.add_argument("--out", help="also write the JSON result to this file (atomically)")
+    s.add_argument("--time-limit", help="seconds for a certified Bayes optimum (default 60); past it the best "
+                   "channel found is returned as `local` with a valid bound")
+    s.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar on stderr for long Bayes solves (default: when stderr is a terminal)")
     a = sub.add_parser("audit", help="exact leakage of a given channel")
     a.add_argument("file")
     a.add_argument("--channel", required=True, help="CSV: one row per input, one column per output")
@@ -106,6 +110,19 @@ def _print_channel(problem, q: np.ndarray) -> None:
         print(f"  {lab:>{width}}  " + "  ".join(f"{v:.6f}" for v in row))
 
 
+def _time_limit(text: str | None) -> float | None:
+    """--time-limit as seconds: a positive finite number."""
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (value > 0 and value < float("inf")):
+        raise ProblemError(f"--time-limit {text!r}: must be a positive finite number of seconds")
+    return value
+
+
 def _solve(args) -> int:
     from .io import load_problem, write_atomic
     from .methods import solve
@@ -115,7 +132,8 @@ def _solve(args) -> int:
         from .io import check_writable
 
         check_writable(args.out, "--out")
-    result = solve(problem, solver=args.solver, fallback=not args.no_fallback)
+    result = solve(problem, solver=args.solver, fallback=not args.no_fallback,
+                   time_limit=_time_limit(args.time_limit), progress=args.progress)
     doc = result.to_json()
     if args.out:
         write_atomic(args.out, json.dumps(doc, indent=2) + "\n")

@@ -283,6 +283,10 @@ def clamp_bound(problem: Problem, bound: float) -> tuple[float, str]:
     return bound, ""
 
 
+PROGRESS_DELAY = 2.0
+"""Seconds before a Bayes solve's progress bar appears (short solves show none)."""
+
+
 def progress_bar(enabled: bool | None, desc: str):
     """A context manager yielding a callable(rounds, gap) that drives a tqdm bar on stderr, shown
     after 2 s; on by default only when stderr is a terminal."""
@@ -299,7 +303,7 @@ def progress_bar(enabled: bool | None, desc: str):
             return
         from tqdm import tqdm
 
-        with tqdm(desc=desc, unit=" rounds", file=sys.stderr, delay=2.0, leave=False) as t:
+        with tqdm(desc=desc, unit=" rounds", file=sys.stderr, delay=PROGRESS_DELAY, leave=False) as t:
             def report(rounds, gap):
                 t.update(1)
                 t.set_postfix_str(f"gap {gap:.1e}", refresh=False)

@@ -43,6 +43,8 @@ BATCH = 16
 """Open nodes (or intervals) expanded together in one vectorized step."""
 VERTEX_MAX_D = 16
 """LDP with a separable utility uses its 2^d - 2 closed-form vertices up to this d."""
+TAU_WIDE = 1.001
+"""LDP nodes whose tau interval is wider than this ratio split tau first."""
 MAX_COLUMNS = 40
 """Columns with a positive reduced cost returned by one pricing call, best first."""
 
@@ -218,7 +220,7 @@ def _box_bnb(P, f, mu, stop, lo, hi, eps: float | None = None) -> Priced:
     the node). Its bound replaces each coordinate's convex term by its chord over the box, a
     linear objective whose maximum on the box cut by P . u = 1 is a greedy fill. A node is split
     on the coordinate whose chord is farthest from its term at the fill point, or (LDP) on tau
-    while the fill point is not admissible.
+    while the fill point is not admissible and the tau interval is wide or the chords are tight.
     """
     d = P.size
     tol = stop.resolve(_scale(f, mu, d))
@@ -270,11 +272,11 @@ def _box_bnb(P, f, mu, stop, lo, hi, eps: float | None = None) -> Priced:
             batch.append(heapq.heappop(heap))
         kids = []
         for _, _, L, R, t1, t2, u, g, a in batch:
-            if not a:                                   # split tau
+            j = int(np.argmax(g))
+            if not a and (t2 > t1 * TAU_WIDE or g[j] <= tol / d):    # split tau
                 tm = np.sqrt(t1 * t2)
                 kids.extend([(L, R, t1, tm), (L, R, tm, t2)])
                 continue
-            j = int(np.argmax(g))
             if g[j] <= tol / d:
                 continue
             Le = max(L[j], 1.0 / t2) if ldp else L[j]

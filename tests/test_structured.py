@@ -1,0 +1,258 @@
+"""Structured pricing and column generation for LIP (G = X) and LDP, against independent truths:
+brute force over every vertex of the admissible-posterior polytope (vertices built here from
+their definition, not by the code under test), the full vertex-enumeration LP, hand-derived
+symmetric optima, and the local baseline."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+import channelopt as co
+from channelopt.methods.colgen import column_generation
+from channelopt.methods.local import local_search
+from channelopt.methods.posterior import enumerate_and_solve, posterior_rows
+from channelopt.methods.structured import LDPCone, LIPBox, family_for
+
+KINDS = ["bayes-mse", "histogram-mse", "mutual-information", "map"]
+
+
+def lip_vertices(P, eps):
+    """Every vertex of {e^-eps P <= v <= min(e^eps P, 1), sum v = 1}: all coordinates at a bound
+    but one, which the sum fixes (written from the definition)."""
+    d = P.size
+    lo, hi = math.exp(-eps) * P, np.minimum(math.exp(eps) * P, 1.0)
+    out = []
+    for j in range(d):
+        rest = [x for x in range(d) if x != j]
+        for bits in itertools.product((0, 1), repeat=d - 1):
+            v = np.empty(d)
+            v[rest] = np.where(np.array(bits, bool), hi[rest], lo[rest])
+            v[j] = 1.0 - v[rest].sum()
+            if lo[j] - 1e-12 <= v[j] <= hi[j] + 1e-12:
+                out.append(v)
+    return np.array(out)
+
+
+def ldp_vertices(P, eps):
+    """P * (1 + (e^eps - 1) 1_S) / normalization for every subset S."""
+    S = np.array(list(itertools.product((0, 1), repeat=P.size)), float)
+    V = P * (1 + math.expm1(eps) * S)
+    return V / V.sum(axis=1, keepdims=True)
+
+
+def phi(kind, V, h):
+    if kind == "bayes-mse":
+        return (V @ h) ** 2
+    if kind == "histogram-mse":
+        return (V * V).sum(axis=1)
+    if kind == "mutual-information":
+        return np.where(V > 0, V * np.log(np.where(V > 0, V, 1)), 0).sum(axis=1)
+    return V.max(axis=1)
+
+
+def random_case(rng):
+    d = int(rng.integers(2, 10))
+    P = rng.dirichlet(np.ones(d) * rng.choice([0.3, 1.0, 5.0]))
+    P = np.maximum(P, 1e-6)
+    return P / P.sum(), float(np.exp(rng.uniform(np.log(0.05), np.log(6.0))))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pricing_matches_brute_force_over_every_vertex(seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(12):
+        P, eps = random_case(rng)
+        for fam, V in ((LIPBox(P, eps), lip_vertices(P, eps)), (LDPCone(P, eps), ldp_vertices(P, eps))):
+            h = rng.normal(size=P.size) * rng.choice([1.0, 10.0])
+            for kind in KINDS:
+                mu = rng.normal(size=P.size) * rng.choice([0.1, 1.0, 3.0])
+                true = float(np.max(phi(kind, V, h) - V @ mu))
+                r = fam.price(kind, mu, h)
+                scale = max(1.0, abs(true))
+                assert r.upper >= true - 1e-9 * scale, (kind, fam.name)     # the bound is valid
+                assert r.best <= true + 1e-9 * scale                          # values are real
+                if not (fam.name == "ldp" and kind in ("histogram-mse", "mutual-information")):
+                    assert r.upper - r.best <= 1e-8 * scale                   # exact pricing closes
+                for v in r.columns:                                           # columns are admissible
+                    u = v / P
+                    if fam.name == "lip":
+                        assert np.all(u >= fam.lo - 1e-12) and np.all(u <= fam.hi + 1e-12)
+                    else:
+                        assert u.max() <= math.exp(eps) * u.min() * (1 + 1e-9)
+                    assert abs(v.sum() - 1) < 1e-12
+
+
+def test_ldp_separable_pricing_closes_on_small_cases_with_enough_nodes():
+    rng = np.random.default_rng(7)
+    for _ in range(10):
+        d = int(rng.integers(2, 6))
+        P, eps = rng.dirichlet(np.ones(d)), float(rng.uniform(0.2, 2.0))
+        V = ldp_vertices(P, eps)
+        for kind in ("histogram-mse", "mutual-information"):
+            mu = rng.normal(size=d)
+            true = float(np.max(phi(kind, V, None) - V @ mu))
+            r = LDPCone(P, eps).price(kind, mu, max_nodes=200_000)
+            assert r.best == pytest.approx(true, abs=1e-8) and r.upper == pytest.approx(true, abs=1e-8)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("notion", ["lip", "ldp"])
+def test_column_generation_equals_vertex_enumeration(kind, notion):
+    rng = np.random.default_rng(hash((kind, notion)) % 2**32)
+    for d in (3, 6, 10, 12):
+        P = rng.dirichlet(np.ones(d))
+        priv = co.LIP(1.0) if notion == "lip" else co.LDP(1.0)
+        p = co.Problem(prior=P, values=rng.normal(size=d) * 5, privacy=[priv], utility=co.Bayes(kind))
+        V = lip_vertices(P, 1.0) if notion == "lip" else ldp_vertices(P, 1.0)[1:-1]
+        _, _, g_enum, b_enum, _ = enumerate_and_solve(p, posterior_rows(p), V)
+        _, _, g, b, info = column_generation(p, family_for(p), time_limit=60)
+        assert b >= g - 1e-12
+        assert b >= g_enum - 1e-9 * max(1, abs(g_enum))        # the bound holds against the truth
+        if notion == "ldp" and kind in ("histogram-mse", "mutual-information") and "stopped" in info:
+            continue                                           # may stop short: bound still valid
+        assert g == pytest.approx(g_enum, rel=1e-8, abs=1e-10)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("notion", ["lip", "ldp"])
+def test_solve_takes_the_structured_path_above_d8_and_agrees_with_the_generic_one(kind, notion):
+    rng = np.random.default_rng(3)
+    d = 9
+    P = rng.dirichlet(np.ones(d))
+    priv = co.LIP(0.7) if notion == "lip" else co.LDP(0.7)
+    p = co.Problem(prior=P, privacy=[priv], utility=co.Bayes(kind))
+    fast = co.solve(p)
+    slow = co.solve(p, bayes_options={"posterior": "enumerate"})
+    assert slow.status == "optimal"
+    assert fast.status == "optimal"
+    assert fast.objective == pytest.approx(slow.objective, rel=1e-8, abs=1e-10)
+    expect = "ldp" if notion == "ldp" and kind in ("histogram-mse", "mutual-information") else None
+    if expect is None:
+        assert fast.certificate["pricing"] == f"{notion}-structured"
+    assert all(fast.satisfied.values())
+
+
+def test_bound_is_never_above_a_local_baseline_channel():
+    """Every feasible channel, here the local baseline's, lies on the right side of the bound."""
+    rng = np.random.default_rng(11)
+    for kind in KINDS:
+        for priv in (co.LIP(1.0), co.LDP(1.0)):
+            P = rng.dirichlet(np.ones(10))
+            p = co.Problem(prior=P, privacy=[priv], utility=co.Bayes(kind), output_size=10)
+            r = co.solve(p, bayes_options={"posterior": "structured"})
+            q, gain, _ = local_search(p, starts=2, seed=0, maxiter=200)
+            value = p.utility.evaluate(p, q)
+            side = "lower_bound" if p.utility.sense == "min" else "upper_bound"
+            bound = r.certificate[side]
+            assert (value >= bound - 1e-9) if side == "lower_bound" else (value <= bound + 1e-9)
+
+
+def test_uniform_prior_ldp_histogram_optimum_by_the_orbit_argument():
+    """Uniform prior, LDP, histogram-MSE: by symmetry an optimum averages one orbit of vertices
+    |S| = k, so the gain is max_k sum v^2 with v = (1 + c 1_S) / (d + c k) (derived by hand)."""
+    d, eps = 10, 1.0
+    c = math.expm1(eps)
+    best = max((k * (1 + c) ** 2 + (d - k)) / (d + c * k) ** 2 for k in range(1, d))
+    p = co.Problem(prior=np.full(d, 1 / d), privacy=[co.LDP(eps)], utility=co.Bayes("histogram-mse"))
+    r = co.solve(p)
+    assert r.status == "optimal"
+    assert r.objective == pytest.approx(1 - best, abs=1e-10)
+
+
+def test_uniform_prior_lip_map_optimum_by_the_orbit_argument():
+    """Uniform prior, LIP, MAP: the posterior with most mass on one symbol is
+    v_max = min(e^eps / d, 1 - (d - 1) e^-eps / d), and by symmetry the best accuracy is v_max."""
+    d, eps = 12, 1.2
+    vmax = min(math.exp(eps) / d, 1 - (d - 1) * math.exp(-eps) / d)
+    p = co.Problem(prior=np.full(d, 1 / d), privacy=[co.LIP(eps)], utility=co.Bayes("map"))
+    r = co.solve(p)
+    assert r.status == "optimal"
+    assert r.objective == pytest.approx(vmax, abs=1e-10)
+
+
+def test_bayes_mse_at_d128_is_certified_and_offset_invariant():
+    rng = np.random.default_rng(5)
+    P = rng.dirichlet(np.ones(128))
+    base = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Bayes("bayes-mse"))
+    shifted = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Bayes("bayes-mse", weight=3.0, offset=1e4))
+    a, b = co.solve(base), co.solve(shifted)
+    assert a.status == "optimal" and b.status == "optimal"
+    assert b.objective == pytest.approx(9 * a.objective, rel=1e-7)
+
+
+def test_a_tiny_time_limit_gives_local_with_a_valid_bound():
+    rng = np.random.default_rng(2)
+    P = rng.dirichlet(np.ones(96))
+    p = co.Problem(prior=P, privacy=[co.LDP(1.0)], utility=co.Bayes("bayes-mse"))
+    r = co.solve(p, time_limit=1e-3)
+    assert r.status == "local"
+    assert "time limit" in r.message
+    assert all(r.satisfied.values())
+    exact = co.solve(p)
+    assert exact.status == "optimal"
+    assert r.certificate["lower_bound"] <= exact.objective + 1e-9
+    assert r.objective >= exact.objective - 1e-9
+    assert r.certificate["lower_bound"] >= 0.0
+
+
+def test_a_stopped_search_reports_a_clamped_bound_not_a_negative_mse():
+    rng = np.random.default_rng(4)
+    P = rng.dirichlet(np.ones(64))
+    p = co.Problem(prior=P, privacy=[co.LIP(0.5)], utility=co.Bayes("histogram-mse"))
+    r = co.solve(p, time_limit=1e-3)
+    assert r.status in ("local", "optimal")
+    assert r.certificate["lower_bound"] >= 0.0
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("nan"), float("inf"), "10", True])
+def test_bad_time_limit_is_an_input_error(bad):
+    p = co.Problem(prior=[0.5, 0.5], privacy=[co.LIP(1.0)], utility=co.Bayes("map"))
+    with pytest.raises(co.ProblemError, match="time_limit"):
+        co.solve(p, time_limit=bad)
+
+
+def test_progress_bar_reports_rounds_on_stderr(monkeypatch, capsys):
+    import channelopt.methods as methods
+
+    monkeypatch.setattr(methods, "PROGRESS_DELAY", 0.0)
+    P = np.random.default_rng(1).dirichlet(np.ones(40))
+    p = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Bayes("bayes-mse"))
+    co.solve(p, progress=True)
+    assert "certified Bayes optimum" in capsys.readouterr().err
+    co.solve(p, progress=False)
+    assert capsys.readouterr().err == ""
+
+
+def _write_problem(tmp_path, d, kind="bayes-mse", notion="ldp"):
+    P = np.random.default_rng(d).dirichlet(np.ones(d))
+    path = tmp_path / "p.toml"
+    path.write_text(f"[input]\nprior = {P.tolist()}\n\n[[privacy]]\nnotion = \"{notion}\"\nepsilon = 1.0\n\n"
+                    f"[utility]\nkind = \"{kind}\"\n")
+    return path
+
+
+def test_cli_time_limit_gives_local_with_exit_0_and_a_valid_bound(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    path = _write_problem(tmp_path, 96)
+    out = subprocess.run([sys.executable, "-m", "channelopt.cli", "solve", str(path), "--json", "--time-limit",
+                          "0.001"], capture_output=True, text=True)
+    doc = json.loads(out.stdout)
+    assert out.returncode == 0 and doc["status"] == "local"
+    assert 0.0 <= doc["certificate"]["lower_bound"] <= doc["objective"]
+
+
+@pytest.mark.parametrize("bad", ["0", "-1", "nan", "inf", "soon"])
+def test_cli_bad_time_limit_exits_2_with_one_line(tmp_path, bad):
+    import subprocess
+    import sys
+
+    path = _write_problem(tmp_path, 4)
+    out = subprocess.run([sys.executable, "-m", "channelopt.cli", "solve", str(path), f"--time-limit={bad}"],
+                         capture_output=True, text=True)
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1 and "--time-limit" in out.stderr and "Traceback" not in out.stderr
