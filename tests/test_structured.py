@@ -256,3 +256,37 @@ def test_cli_bad_time_limit_exits_2_with_one_line(tmp_path, bad):
                          capture_output=True, text=True)
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1 and "--time-limit" in out.stderr and "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("notion", ["lip", "ldp"])
+def test_orbit_lp_equals_vertex_enumeration_on_priors_with_few_levels(kind, notion):
+    """Priors with 2-3 distinct masses (and values constant on them for bayes-mse): the LP over
+    vertex types, with its channel rebuilt from rotations, equals the LP over every vertex."""
+    from channelopt.methods.symmetry import solve_orbits
+
+    rng = np.random.default_rng(abs(hash((kind, notion))) % 2**32)
+    for d in (9, 11):
+        levels = rng.choice([1.0, 2.0, 5.0], size=d)
+        P = levels / levels.sum()
+        values = levels * 3 - 1                       # equal on each class of equal mass
+        priv = co.LIP(0.8) if notion == "lip" else co.LDP(0.8)
+        p = co.Problem(prior=P, values=values, privacy=[priv], utility=co.Bayes(kind))
+        V = lip_vertices(P, 0.8) if notion == "lip" else ldp_vertices(P, 0.8)[1:-1]
+        _, _, g_enum, _, _ = enumerate_and_solve(p, posterior_rows(p), V)
+        out = solve_orbits(p, family_for(p), kind, p.utility.target(p) if kind == "bayes-mse" else None)
+        assert out is not None
+        _, _, g, b, info = out
+        assert info["orbits"] <= 3
+        assert g == pytest.approx(g_enum, rel=1e-9, abs=1e-12)
+        assert b == pytest.approx(g_enum, rel=1e-9, abs=1e-12)
+        r = co.solve(p, bayes_options={"posterior": "structured"})
+        assert r.status == "optimal" and r.certificate["algorithm"] == "orbit-lp"
+        assert p.utility.gain(p, r.channel) == pytest.approx(g_enum, rel=1e-9, abs=1e-12)
+
+
+def test_uniform_prior_at_d300_costs_one_orbit():
+    p = co.Problem(prior=np.full(300, 1 / 300), privacy=[co.LIP(1.0)], utility=co.Bayes("histogram-mse"))
+    r = co.solve(p, time_limit=30)
+    assert r.status == "optimal" and r.certificate["orbits"] == 1
+    assert all(r.satisfied.values())

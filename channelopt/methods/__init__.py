@@ -35,6 +35,7 @@ from .colgen import column_generation as structured_column_generation
 from .posterior import (TIME_LIMIT, channel_from_weights, closed_form_vertices, column_generation,
                         enumerate_and_solve, posterior_rows)
 from .structured import family_for
+from .symmetry import solve_orbits
 from .result import Result, clean
 
 LP_ORDER = ("HIGHS", "CLARABEL", "ECOS", "SCS")
@@ -198,12 +199,19 @@ def solve_bayes(problem: Problem, method: str, posterior: str = "auto", starts: 
                 raise
     try:
         if solved is None:  # column generation, or enumeration found no interior point
+            if use_family:
+                orbit = solve_orbits(relaxed, family, util.kind,
+                                     util.target(problem) if util.kind == "bayes-mse" else None)
+                if orbit is not None and orbit[3] - orbit[2] <= 1e-9 * max(1.0, abs(orbit[2])):
+                    solved = orbit
+                    solved[4]["algorithm"] = "orbit-lp"
+        if solved is None:
             with progress_bar(progress, "certified Bayes optimum") as report:
                 if use_family:
                     solved = structured_column_generation(relaxed, family, time_limit=limit, progress=report)
                 else:
                     solved = column_generation(relaxed, A, time_limit=limit, progress=report)
-            solved[4]["algorithm"] = "column-generation"
+                solved[4]["algorithm"] = "column-generation"
     except SolverError as e:
         return Result("solver-failed", method=method, solver="HIGHS", message=str(e),
                       attempts=[{"solver": "HIGHS", "status": "failed", "solve_s": time.perf_counter() - t0,
