@@ -50,7 +50,7 @@ def notion(name: str, eps: float, d: int, rng):
 
 
 def run_one(kind, name, family, eps, d, seed, limit) -> dict:
-    rng = np.random.default_rng([d, seed, int(eps * 100), hash(family) % 1000])
+    rng = np.random.default_rng([d, seed, int(eps * 100), ("dirichlet", "zipf").index(family)])
     priv, latent = notion(name, eps, d, rng)
     P = prior(family, d, rng)
     if latent is not None:
@@ -63,7 +63,7 @@ def run_one(kind, name, family, eps, d, seed, limit) -> dict:
     gap = cert.get("gap", np.nan) / max(abs(r.objective or 0.0), 1e-12) if r.objective is not None else np.nan
     return {"utility": kind, "notion": name, "prior": family, "eps": eps, "d": d, "seed": seed, "time_s": t,
             "status": r.status, "rel_gap": gap, "rounds": cert.get("rounds", ""), "pricing": cert.get("pricing", ""),
-            "stopped": cert.get("stopped", "")}
+            "stopped": cert.get("stopped", ""), "message": r.message[:200]}
 
 
 def plot(rows, path: Path) -> None:

@@ -290,3 +290,12 @@ def test_uniform_prior_at_d300_costs_one_orbit():
     r = co.solve(p, time_limit=30)
     assert r.status == "optimal" and r.certificate["orbits"] == 1
     assert all(r.satisfied.values())
+
+
+def test_master_lp_recovers_when_the_warm_primal_simplex_stalls():
+    """Found by the benchmark: HiGHS's warm primal simplex ended 'Unknown' on this master; the
+    master retries with the dual simplex and then from scratch."""
+    P = np.random.default_rng(19).dirichlet(np.ones(64))
+    p = co.Problem(prior=P, privacy=[co.LIP(0.5)], utility=co.Bayes("histogram-mse"))
+    r = co.solve(p, time_limit=5)
+    assert r.status in ("optimal", "local") and all(r.satisfied.values())

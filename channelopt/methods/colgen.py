@@ -91,9 +91,16 @@ class Master:
 
     def solve(self) -> tuple[np.ndarray, np.ndarray]:
         """(weights w, duals mu in posterior coordinates)."""
-        h = self.h
+        h, optimal = self.h, self.hp.HighsModelStatus.kOptimal
         h.run()
-        if h.getModelStatus() != self.hp.HighsModelStatus.kOptimal:
+        if h.getModelStatus() != optimal:         # warm primal simplex stalled: dual simplex, then cold
+            h.setOptionValue("simplex_strategy", 1)
+            h.run()
+            if h.getModelStatus() != optimal:
+                h.clearSolver()
+                h.run()
+            h.setOptionValue("simplex_strategy", 4)
+        if h.getModelStatus() != optimal:
             raise SolverError("the posterior-space master LP failed (HiGHS: "
                               + h.modelStatusToString(h.getModelStatus()) + ")")
         sol = h.getSolution()
