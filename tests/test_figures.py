@@ -78,6 +78,14 @@ def test_tdsc_fig10_orders_ue_designs_and_flags_rr_lip_by_its_condition():
     oue = _series_rows(f, panel, "OUE-LDP")
     # OUE is eps-LDP hence eps-LIP and Thm 4 is feasible: neither beats the certified optimum
     assert all(cert[d] <= thm4[d] + 1e-12 and cert[d] <= oue[d] + 1e-12 for d in cert)
+    bound = _series_rows(f, panel, "eps-LIP optimum: certified lower bound")
+    best = _series_rows(f, panel, "eps-LIP optimum over all channels (posterior LP)")
+    assert set(bound) == set(cert)
+    for r in f.rows:                  # every eps-LIP mechanism of the panel is a channel from X
+        feasible = r.get("feasible", True) is True and r.get("infeasible_hashes", 0) == 0
+        if r["panel"] == panel and feasible and "bound" not in r["series"]:
+            assert r["y"] >= bound[r["x"]] - 1e-9, r["series"]
+    assert all(best[d] <= cert[d] + 1e-9 for d in cert)   # the posterior LP beats the best unary design
     for r in f.rows:
         if r["series"].startswith("RR-LIP closed form"):
             d = int(r["x"])

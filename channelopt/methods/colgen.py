@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import SolverError
-from .structured import Family
+from .structured import MAX_NODES, Family
 
 GAP_TOL = 1e-9
 """Stop when the bound is within this of the value, relative to the utility's natural scale."""
@@ -229,6 +229,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
     value, bound = -np.inf, np.inf
     w = np.zeros(len(cols))
     mu_best, alpha = None, SMOOTHING
+    node_budget = MAX_NODES
     if start is not None and start[1] is not None:
         priced = fam.price(sc.kind, start[1], sc.h, deadline=deadline)
         nodes += priced.nodes
@@ -244,7 +245,8 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
         # price only as exactly as this round needs: to a quarter of the gap target, and stop at
         # a column worth half of the open bound (the bound returned is valid either way)
         tol = 0.25 * gap_tol * max(_objective(sc.kind, value, P), 1e-12)
-        priced = fam.price(sc.kind, mu_sep, sc.h, deadline=deadline, tol=tol, ratio=PRICING_RATIO)
+        priced = fam.price(sc.kind, mu_sep, sc.h, deadline=deadline, tol=tol, ratio=PRICING_RATIO,
+                           max_nodes=node_budget)
         nodes += priced.nodes
         b_sep = float(mu_sep @ P + priced.upper)
         if b_sep < bound:
@@ -260,6 +262,9 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
         if not len(new):
             if alpha > 0 and mu_best is not None:      # mis-pricing: price at the master's duals
                 alpha = 0.0 if alpha < 0.1 else alpha / 2
+                continue
+            if priced.stopped == "max_nodes" and time.perf_counter() < deadline:
+                node_budget *= 4                       # the pricing gave up, not converged: search deeper
                 continue
             stopped = priced.stopped or "pricing found no improving column"
             break

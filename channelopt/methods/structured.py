@@ -135,7 +135,7 @@ class Family:
         raise NotImplementedError
 
     def price(self, kind: str, mu: np.ndarray, h: np.ndarray | None = None, deadline: float = np.inf,
-              max_nodes: int = MAX_NODES, tol: float | None = None, ratio: float = 1.0) -> Priced:
+              max_nodes: int | None = None, tol: float | None = None, ratio: float = 1.0) -> Priced:
         """`max_{v in K} phi(v) - mu . v` for a Bayes utility `kind` (h: the target of bayes-mse),
         with a valid upper bound.
 
@@ -143,7 +143,7 @@ class Family:
         search as soon as the best value found is at least `ratio` times the largest open bound
         (enough for a column generation round; the bound returned stays valid).
         """
-        stop = _Stop(tol, ratio, deadline, max_nodes)
+        stop = _Stop(tol, ratio, deadline, MAX_NODES if max_nodes is None else max_nodes)
         if kind == "bayes-mse":
             return _price_mse(self, np.asarray(h, dtype=float), mu, stop)
         if kind == "map":
