@@ -175,17 +175,19 @@ def solve_bayes(problem: Problem, method: str, posterior: str = "auto", starts: 
     homogeneous = [n for n in problem.privacy if n.homogeneous]
     relaxed = Problem(prior=P, latent=problem.latent, values=problem.values, privacy=homogeneous,
                       utility=util, output_size=problem.output_size)
-    A = posterior_rows(relaxed)
-    if A.size and np.max(A @ P) > 1e-12:
-        # every channel's posteriors average to the prior, and K is convex: P must lie in K
-        return Result("infeasible", method=method, solver="HIGHS",
-                      message="no channel satisfies the notions: the prior itself is not an admissible posterior",
-                      timings={"solve_s": time.perf_counter() - t0})
     family = family_for(relaxed)
     if posterior == "structured" and family is None:
         raise ProblemError("posterior = 'structured' needs a single lip notion with G = X or a single ldp notion")
     use_family = family is not None and (posterior == "structured" or (
         posterior == "auto" and problem.d > ENUMERATE_MAX_D and not family.prefers_vertices(util.kind)))
+    # the structured path never needs the constraint rows (d (d - 1) x d for LDP); the prior is
+    # always admissible there (u = 1 lies in the box)
+    A = None if use_family else posterior_rows(relaxed)
+    if A is not None and A.size and np.max(A @ P) > 1e-12:
+        # every channel's posteriors average to the prior, and K is convex: P must lie in K
+        return Result("infeasible", method=method, solver="HIGHS",
+                      message="no channel satisfies the notions: the prior itself is not an admissible posterior",
+                      timings={"solve_s": time.perf_counter() - t0})
     closed = None if use_family else closed_form_vertices(relaxed)
     enumerate_first = not use_family and (posterior == "enumerate" or (
         posterior == "auto" and (problem.d <= ENUMERATE_MAX_D or closed is not None)))
