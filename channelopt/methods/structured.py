@@ -159,12 +159,13 @@ class Family:
 
     def initial(self, h: np.ndarray | None = None) -> np.ndarray:
         """Starting columns: the prior; for each x, the admissible posterior with the most mass on
-        x (GRR's posteriors for LDP); and, given a target h (bayes-mse), the posteriors that
-        favour a run of consecutive symbols in the order of h (`runs`)."""
+        x (GRR's posteriors for LDP); and the posteriors that favour a run of consecutive symbols
+        in the order of the target h (bayes-mse) or else of the prior (`runs`): without them the
+        master can sit at the trivial channel through many degenerate rounds."""
         _, V = self.support(np.eye(self.d))
         out = [self.P[None, :], V]
-        if h is not None and np.ptp(h) > 0:
-            out.append(self.runs(np.argsort(np.argsort(h, kind="stable"), kind="stable")))
+        key = h if h is not None and np.ptp(h) > 0 else self.P
+        out.append(self.runs(np.argsort(np.argsort(key, kind="stable"), kind="stable")))
         return np.vstack(out)
 
     def runs(self, rank: np.ndarray) -> np.ndarray:
