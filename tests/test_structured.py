@@ -299,3 +299,20 @@ def test_master_lp_recovers_when_the_warm_primal_simplex_stalls():
     p = co.Problem(prior=P, privacy=[co.LIP(0.5)], utility=co.Bayes("histogram-mse"))
     r = co.solve(p, time_limit=5)
     assert r.status in ("optimal", "local") and all(r.satisfied.values())
+
+
+@pytest.mark.parametrize("d", [13, 14])
+def test_exact_pricings_match_brute_force_at_d13_14(d):
+    """bayes-mse and MAP price exactly: equal to the best of all d 2^(d-1) LIP vertices and all
+    2^d LDP vertices."""
+    rng = np.random.default_rng(d)
+    P = rng.dirichlet(np.ones(d))
+    eps = 0.9
+    h = rng.normal(size=d) * 4
+    for fam, V in ((LIPBox(P, eps), lip_vertices(P, eps)), (LDPCone(P, eps), ldp_vertices(P, eps))):
+        for kind in ("bayes-mse", "map"):
+            mu = rng.normal(size=d)
+            true = float(np.max(phi(kind, V, h) - V @ mu))
+            r = fam.price(kind, mu, h)
+            assert r.best == pytest.approx(true, abs=1e-9 * max(1, abs(true)))
+            assert true - 1e-13 * max(1, abs(true)) <= r.upper <= true + 1e-9 * max(1, abs(true))

@@ -262,15 +262,10 @@ def _box_bnb(P, f, mu, stop, lo, hi, eps: float | None = None) -> Priced:
     ub, U, gap, adm = relax(L0, R0, T1, T2)
     heap = [(-ub[0], 0, L0[0], R0[0], T1[0], T2[0], U[0], gap[0], adm[0])]
     counter, nodes, stopped = 0, 0, ""
-    while heap:
-        if stop.done(cols.best, -heap[0][0], tol):
+    while True:
+        batch, stopped = _next_batch(heap, stop, cols.best, tol, nodes)
+        if not batch:
             break
-        stopped = stop.out(nodes)
-        if stopped:
-            break
-        batch = []
-        while heap and len(batch) < BATCH and heap[0][0] <= -(cols.best + tol):
-            batch.append(heapq.heappop(heap))
         kids = []
         for _, _, L, R, t1, t2, u, g, a in batch:
             j = int(np.argmax(g))
@@ -386,6 +381,20 @@ def _price_map(fam: Family, mu: np.ndarray) -> Priced:
     return Priced(float(vals.max()), float(max(sig.max(), vals.max())), cols.top(), d)  # exact
 
 
+def _next_batch(heap: list, stop: _Stop, best: float, tol: float, nodes: int) -> tuple[list, str]:
+    """The open nodes to expand next (largest bounds first, up to BATCH), or none and why the
+    search ends ("" when it closed)."""
+    if not heap or stop.done(best, -heap[0][0], tol):
+        return [], ""
+    stopped = stop.out(nodes)
+    if stopped:
+        return [], stopped
+    batch = []
+    while heap and len(batch) < BATCH and heap[0][0] <= -(best + tol):
+        batch.append(heapq.heappop(heap))
+    return batch, ""
+
+
 def _scale(f, mu: np.ndarray, d: int) -> float:
     """A bound on |phi(v) - mu . v| over posteriors: |phi| <= 1 (sum v^2) or log d (entropy)."""
     return 1.0 + float(np.abs(mu).max()) + (np.log(d) if f is SEPARABLE["mutual-information"] else 0.0)
@@ -430,15 +439,10 @@ def _price_mse(fam: Family, h: np.ndarray, mu: np.ndarray, stop: _Stop) -> Price
 
     for i in range(len(lams) - 1):
         push(lams[i], lams[i + 1], sig[i], sig[i + 1], V[i], V[i + 1])
-    while heap:
-        if stop.done(cols.best, -heap[0][0], tol):
+    while True:
+        batch, stopped = _next_batch(heap, stop, cols.best, tol, nodes)
+        if not batch:
             break
-        stopped = stop.out(nodes)
-        if stopped:
-            break
-        batch = []
-        while heap and len(batch) < BATCH and heap[0][0] <= -(cols.best + tol):
-            batch.append(heapq.heappop(heap))
         mids = []
         for item in batch:
             a, b, lam = item[2], item[3], item[8]
