@@ -316,3 +316,24 @@ def test_exact_pricings_match_brute_force_at_d13_14(d):
             r = fam.price(kind, mu, h)
             assert r.best == pytest.approx(true, abs=1e-9 * max(1, abs(true)))
             assert true - 1e-13 * max(1, abs(true)) <= r.upper <= true + 1e-9 * max(1, abs(true))
+
+
+def test_a_stopped_search_is_never_worse_than_rr_lip_where_rr_lip_is_feasible():
+    """RR-LIP (LIP-TDSC Thm 3) written here from its formula; its posteriors seed the master."""
+    rng = np.random.default_rng(8)
+    checked = 0
+    for _ in range(10):
+        P = rng.dirichlet(np.ones(9) * 50)
+        eps = 3.0
+        e = math.exp(eps)
+        q = np.tile(P / e, (9, 1))
+        np.fill_diagonal(q, 1 - (1 - P) / e)
+        for kind in KINDS:
+            p = co.Problem(prior=P, privacy=[co.LIP(eps)], utility=co.Bayes(kind))
+            if not co.audit(p, q).ok:
+                continue
+            checked += 1
+            r = co.solve(p, time_limit=1e-4, bayes_options={"posterior": "structured"})
+            rr = p.utility.evaluate(p, q)
+            assert (r.objective <= rr + 1e-12) if p.utility.sense == "min" else (r.objective >= rr - 1e-12)
+    assert checked >= 20

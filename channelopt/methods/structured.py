@@ -163,7 +163,7 @@ class Family:
         in the order of the target h (bayes-mse) or else of the prior (`runs`): without them the
         master can sit at the trivial channel through many degenerate rounds."""
         _, V = self.support(np.eye(self.d))
-        out = [self.P[None, :], V]
+        out = [self.P[None, :], V, self.closed_form()]
         key = h if h is not None and np.ptp(h) > 0 else self.P
         out.append(self.runs(np.argsort(np.argsort(key, kind="stable"), kind="stable")))
         return np.vstack(out)
@@ -171,6 +171,10 @@ class Family:
     def runs(self, rank: np.ndarray) -> np.ndarray:
         """Admissible posteriors favouring runs of symbols consecutive in `rank` (rows)."""
         raise NotImplementedError
+
+    def closed_form(self) -> np.ndarray:
+        """The posteriors of the notion's closed-form mechanism, where they are admissible."""
+        return np.zeros((0, self.d))
 
 
 class LIPBox(Family):
@@ -190,6 +194,17 @@ class LIPBox(Family):
         hi = np.broadcast_to(self.hi, G.shape)
         V = _fill(np.broadcast_to(self.P, G.shape), lo, hi, G)
         return np.einsum("ij,ij->i", G, V), V.reshape(n, self.d)
+
+    def closed_form(self):
+        """RR-LIP (LIP-TDSC Thm 3): q[x, x] = 1 - (1 - P_x) e^-eps, q[x, y] = P_y e^-eps; its
+        posteriors, the admissible ones (all of them where the theorem's condition holds)."""
+        P, e = self.P, np.exp(self.eps)
+        q = np.tile(P / e, (self.d, 1))
+        np.fill_diagonal(q, 1 - (1 - P) / e)
+        V = (P[:, None] * q / (P @ q)[None, :]).T
+        U = V / P
+        ok = np.all(U >= self.lo * (1 - 1e-12), axis=1) & np.all(U <= self.hi * (1 + 1e-12), axis=1)
+        return V[ok]
 
     def runs(self, rank):
         d = self.d
