@@ -91,6 +91,7 @@ class _Columns:
         self.vals: list[np.ndarray] = []
         self.rows: list[np.ndarray] = []
         self.best = -np.inf
+        self.stored = 0
 
     def add(self, values: np.ndarray, V: np.ndarray) -> None:
         if values.size:
@@ -99,6 +100,11 @@ class _Columns:
         if keep.any():
             self.vals.append(values[keep])
             self.rows.append(V[keep])
+            self.stored += int(keep.sum())
+            if self.stored > 8 * MAX_COLUMNS:           # keep memory and the final sort small
+                vals, rows = np.concatenate(self.vals), np.vstack(self.rows)
+                best = np.argsort(-vals, kind="stable")[:4 * MAX_COLUMNS]
+                self.vals, self.rows, self.stored = [vals[best]], [rows[best]], best.size
 
     def top(self, k: int | None = None) -> np.ndarray:
         k = MAX_COLUMNS if k is None else k
