@@ -190,12 +190,20 @@ def column_generation(problem, fam: Family, time_limit: float = 60.0, progress=N
     start = None
     if sc.kind == "bayes-mse" and P.size > COARSE_MIN and np.ptp(sc.h) > 0:
         start = _coarse_start(P, fam, sc.h, deadline)
+        if time.perf_counter() > deadline and start[1] is not None:
+            # out of time: the merged problem's channel, expanded, is a channel of this one (same
+            # weights); one pricing at the expanded duals gives a valid bound
+            V, mu, w = start
+            priced = fam.price(sc.kind, mu, sc.h)
+            info = {"rounds": 0, "columns": len(V), "pricing_nodes": priced.nodes,
+                    "pricing": fam.name + "-structured", "stopped": "time_limit"}
+            return V, w, sc.gain(float(sc.phi(V) @ w)), sc.gain(float(mu @ P + priced.upper)), info
     master, w, value, bound, info = _generate(P, fam, sc, deadline, progress, max_rounds, GAP_TOL, start)
     return master.V, w, sc.gain(value), sc.gain(bound), info
 
 
 def _coarse_start(P, fam: Family, h, deadline):
-    """Columns and duals from the problem with symbols merged in pairs along the order of h.
+    """Columns, duals and weights from the problem with symbols merged in pairs along h.
 
     A channel of the merged problem, applied to both symbols of a pair, is a channel of the
     problem with the same leakage (each symbol's lift is its pair's) and the same MSE for the
@@ -211,9 +219,9 @@ def _coarse_start(P, fam: Family, h, deadline):
     sc = Scaled("bayes-mse", hc)
     start = _coarse_start(Pc, famc, hc, deadline) if Pc.size > COARSE_MIN else None
     master, w, _, _, _ = _generate(Pc, famc, sc, deadline, None, MAX_ROUNDS, COARSE_GAP, start)
-    V = master.V[w > 0] if (w > 0).any() else master.V
-    cols = P[None, :] * (V / Pc[None, :])[:, group]
-    return cols, master.mu_best[group] if master.mu_best is not None else None
+    used = w > 0
+    cols = P[None, :] * (master.V[used] / Pc[None, :])[:, group]
+    return cols, master.mu_best[group] if master.mu_best is not None else None, w[used]
 
 
 def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds: int, gap_tol: float,
@@ -222,7 +230,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
     master = Master(P)
     cols = fam.initial(sc.h)
     if start is not None:
-        cols = np.vstack([cols, start[0]])
+        cols = np.vstack([cols, start[0]])          # (columns, duals, weights) of the merged problem
     master.add(cols, sc.phi(cols))
     nodes, stopped = 0, ""
     rounds = 0
