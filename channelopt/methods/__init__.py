@@ -29,6 +29,7 @@ import numpy as np
 from ..audit import audit
 from ..errors import ProblemError, SolverError
 from ..problem import SOLVERS, Problem
+from ..utility import entropy_rows
 from .local import local_search
 from .lp import Program, RawSolution, build, solve_cvxpy, solve_highs
 from .colgen import column_generation as structured_column_generation
@@ -285,7 +286,7 @@ def clamp_bound(problem: Problem, bound: float) -> tuple[float, str]:
     if util.kind in ("bayes-mse", "histogram-mse") and bound < 0:
         return 0.0, "the computed bound was below 0 (a search stopped early), so the trivial bound 0 is reported"
     if util.kind == "mutual-information":
-        top = 1.0 if util.normalized else float(-(problem.prior * np.log(problem.prior)).sum())
+        top = 1.0 if util.normalized else float(entropy_rows(problem.prior))
         if bound > top:
             return top, "the computed bound exceeded H(X), so the trivial bound is reported"
     if util.kind == "map" and bound > 1:

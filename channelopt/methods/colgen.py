@@ -17,12 +17,13 @@ phi of order 1 for any values and offset.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import SolverError
-from .structured import MAX_NODES, Family
+from ..utility import entropy_rows
+from .structured import MAX_NODES, SEPARABLE, Family
 
 GAP_TOL = 1e-9
 """Stop when the bound is within this of the value, relative to the utility's natural scale."""
@@ -132,19 +133,15 @@ class Scaled:
     h: np.ndarray | None = None
     shift: float = 0.0
     factor: float = 1.0
-    natural: object = None
-    extra: dict = field(default_factory=dict)
 
     def phi(self, V: np.ndarray) -> np.ndarray:
+        """phi of each posterior (rows), as `Bayes.phi` but with this target h."""
         V = np.atleast_2d(V)
         if self.kind == "bayes-mse":
             return (V @ self.h) ** 2
-        if self.kind == "histogram-mse":
-            return np.sum(V * V, axis=1)
-        if self.kind == "mutual-information":
-            with np.errstate(divide="ignore", invalid="ignore"):
-                return np.where(V > 0, V * np.log(np.where(V > 0, V, 1.0)), 0.0).sum(axis=1)
-        return V.max(axis=1)
+        if self.kind == "map":
+            return V.max(axis=1)
+        return SEPARABLE[self.kind](V).sum(axis=1)
 
     def gain(self, g: float) -> float:
         """The utility's gain (`Bayes.gain` units) from the loop's."""
@@ -168,7 +165,7 @@ def _objective(kind: str, value: float, P: np.ndarray) -> float:
     if kind in ("bayes-mse", "histogram-mse"):
         return abs(1.0 - value)               # MSE / Var for bayes-mse (scaled), 1 - sum post^2
     if kind == "mutual-information":
-        return abs(float(-(P[P > 0] * np.log(P[P > 0])).sum()) + value)
+        return abs(float(entropy_rows(P)) + value)
     return abs(value)
 
 

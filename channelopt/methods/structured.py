@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import heapq
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -106,15 +106,15 @@ class _Columns:
                 best = np.argsort(-vals, kind="stable")[:4 * MAX_COLUMNS]
                 self.vals, self.rows, self.stored = [vals[best]], [rows[best]], best.size
 
-    def top(self, k: int | None = None) -> np.ndarray:
-        k = MAX_COLUMNS if k is None else k
+    def top(self) -> np.ndarray:
+        """The best MAX_COLUMNS distinct candidates, best first."""
         if not self.vals:
             return np.zeros((0, self.d))
         vals, rows = np.concatenate(self.vals), np.vstack(self.rows)
         order = np.argsort(-vals, kind="stable")
         rows = rows[order]
         _, first = np.unique(np.round(rows, 13), axis=0, return_index=True)
-        return rows[np.sort(first)][:k]
+        return rows[np.sort(first)][:MAX_COLUMNS]
 
 
 def _xlogx(s: np.ndarray) -> np.ndarray:
@@ -218,16 +218,8 @@ class LIPBox(Family):
         r = rank[None, :].astype(float)
         up = np.where(r >= a, -(r - a), -(d + a - r))        # a, a+1, ..., then a-1, a-2, ...
         down = np.where(r <= a, -(a - r), -(d + r - a))      # a, a-1, ..., then a+1, ...
-        G = np.vstack([up, down])
-        _, V = self.support_order(G)
+        _, V = self.support(np.vstack([up, down]))       # the fill follows the priority order
         return V
-
-    def support_order(self, G):
-        """The greedy fill in decreasing G per row (G is a priority, not a direction)."""
-        G = np.atleast_2d(G)
-        V = _fill(np.broadcast_to(self.P, G.shape), np.broadcast_to(self.lo, G.shape),
-                  np.broadcast_to(self.hi, G.shape), G)
-        return None, V
 
     def _price_separable(self, f, mu, stop):
         return _box_bnb(self.P, f, mu, stop, self.lo, self.hi)
@@ -352,19 +344,15 @@ class LDPCone(Family):
     def runs(self, rank):
         """Every threshold set of the order (prefixes and suffixes) and runs of lengths 2^k."""
         d = self.d
-        order = np.argsort(rank, kind="stable")
-        sets = []
-        for length in sorted({*(2 ** k for k in range(int(np.log2(d)) + 1)), *range(1, min(d, 8))}):
-            for a in range(0, d - length + 1):
-                S = np.zeros(d, dtype=bool)
-                S[order[a:a + length]] = True
-                sets.append(S)
-        prefix = np.arange(d)[None, :] < np.arange(1, d)[:, None]
-        for pre in prefix:
-            S = np.zeros(d, dtype=bool)
-            S[order[pre]] = True
-            sets.extend([S, ~S])
-        return self.vertex(np.array(sets))
+        r = rank[None, :]
+        lengths = sorted({*(2 ** k for k in range(int(np.log2(d)) + 1)), *range(1, min(d, 8))})
+        blocks = []
+        for length in lengths:                                   # runs [a, a + length) of ranks
+            a = np.arange(d - length + 1)[:, None]
+            blocks.append((r >= a) & (r < a + length))
+        prefix = r < np.arange(1, d)[:, None]                    # thresholds, each with its complement
+        blocks.append(np.stack([prefix, ~prefix], axis=1).reshape(-1, d))
+        return self.vertex(np.vstack(blocks))
 
     def support(self, G):
         G = np.atleast_2d(np.asarray(G, dtype=float))
@@ -493,13 +481,3 @@ def family_for(problem):
     if type(n) is LDP and n.epsilon > 0:
         return LDPCone(problem.prior, n.epsilon)
     return None
-
-
-@dataclass
-class Progress:
-    """What the column generation reports on each round (for a progress bar)."""
-
-    rounds: int = 0
-    value: float = np.nan
-    bound: float = np.nan
-    extra: dict = field(default_factory=dict)

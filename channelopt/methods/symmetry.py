@@ -94,6 +94,7 @@ def solve_orbits(problem, fam: Family, kind: str, h: np.ndarray | None):
     or the rotations of the classes are too many to recover a channel."""
     from scipy.optimize import linprog
 
+    from .colgen import Scaled
     from .posterior import master_lp
 
     P = problem.prior
@@ -127,7 +128,7 @@ def solve_orbits(problem, fam: Family, kind: str, h: np.ndarray | None):
     used = np.flatnonzero(res.x > 1e-13)
     reps = _representatives(label, sizes, A[used], n_low[used], inside[used], up[used], low[used], fval[used])
     V = _rotations(reps, label, sizes, period) * P[None, :]
-    gains = _phi_rows(kind, V, h)
+    gains = Scaled(kind, h).phi(V)
     w, _ = master_lp(V, gains, P)
     info = {"orbits": int(k), "types": int(len(A)), "rotations": int(period)}
     return V, w, float(gains @ w), bound, info
@@ -145,14 +146,6 @@ def _phi(kind, p, hc, A, n_low, inside, up, low, fval):
         return cand.max(axis=1)
     g = SEPARABLE[kind]
     return (A * g(vu) + n_low * g(vl) + inside * g(vf)).sum(axis=1)
-
-
-def _phi_rows(kind, V, h):
-    if kind == "bayes-mse":
-        return (V @ h) ** 2
-    if kind == "map":
-        return V.max(axis=1)
-    return SEPARABLE[kind](V).sum(axis=1)
 
 
 def _representatives(label, sizes, A, n_low, inside, up, low, fval):
