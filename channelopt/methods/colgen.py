@@ -1,4 +1,5 @@
-"""Column generation for the posterior-space LP over a closed-form family (SPEC §4).
+"""Column generation for the posterior-space LP over a closed-form family
+(docs/reliability.md, "Certified Bayes optima at large d").
 
 The master LP `maximize gains . w  s.t.  sum_i w_i v_i / P = 1, w >= 0` stays in one HiGHS model
 and each round adds the columns the structured pricing (`structured.Family.price`) returns, so

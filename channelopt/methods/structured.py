@@ -1,4 +1,5 @@
-"""Exact pricing over the admissible-posterior polytopes of LIP (G = X) and LDP (SPEC §4).
+"""Exact pricing over the admissible-posterior polytopes of LIP (G = X) and LDP
+(docs/reliability.md, "Certified Bayes optima at large d").
 
 In `u = post / P` coordinates (`post = P * u`, `P . u = 1`):
 

@@ -1,4 +1,5 @@
-"""The posterior-space LP over orbits of exchangeable symbols (SPEC §4).
+"""The posterior-space LP over orbits of exchangeable symbols
+(docs/reliability.md, "Certified Bayes optima at large d").
 
 Symbols with the same prior mass (and, for bayes-mse, the same target value) are exchangeable:
 permuting them maps the admissible posteriors of LIP (G = X) and of LDP onto themselves and
