@@ -11,9 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .problem import SUM_TOL, as_stochastic
-from .notions import AUDIT_TOL, leakage_keys, mutual_information
-from .notions.base import column_spread
-from .notions.lip import lift_extremes
+from .notions import AUDIT_TOL, NOTIONS, leakage_keys
 from . import measures as info
 
 CHANNEL_TOL = SUM_TOL
@@ -27,17 +25,15 @@ def check_channel(problem, channel, key: str = "channel") -> np.ndarray:
 
 
 def measures(problem, q: np.ndarray) -> dict:
-    """Every budget-free leakage measure that applies to the problem's prior / latent secret."""
-    lower, upper = lift_extremes(problem.secret, q)
-    return {
-        "ldp": column_spread(q),
-        "lip": max(lower, upper),
-        "alip": {"lower": lower, "upper": upper},
-        "di": column_spread(problem.prior[:, None] * q),
-        "mil": max(float(np.log(q.max(axis=0).sum())), 0.0),
-        "mip": mutual_information(problem.prior, q),
-        **{f"secret_{k}": v for k, v in info.all_measures(problem.secret, q).items()},
-    }
+    """Every budget-free leakage measure that applies to the problem's prior / latent secret: the
+    leakage of every registered notion that needs no parameter but its budget (`Notion.measure`),
+    then the information measures of the secret."""
+    out = {}
+    for name, cls in NOTIONS.items():
+        value = cls.measure(problem, q)
+        if value is not None:
+            out[name] = value
+    return {**out, **{f"secret_{k}": v for k, v in info.all_measures(problem.secret, q).items()}}
 
 
 @dataclass(frozen=True)

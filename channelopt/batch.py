@@ -44,8 +44,7 @@ import numpy as np
 
 from .audit import leakage_keys
 from .errors import ChannelOptError, ProblemError
-from .notions import LDP, LIP
-from .notions.base import bit_patterns, within
+from .notions.base import within
 from .problem import SUM_TOL, Problem
 from .utility import Bayes
 
@@ -112,42 +111,23 @@ def read_priors(path) -> np.ndarray:
 # --- the critical-region method -----------------------------------------------------------------
 
 def fast_path(template: Problem) -> bool:
-    """Whether the closed-form vertex sets apply (one LIP/LDP notion, G = X, Bayes utility)."""
+    """Whether the closed-form vertex sets apply: one notion that gives them in closed form for
+    at most MAX_PATTERNS candidates (`Notion.batch_vertices`: LIP d <= 10, LDP d <= 12), with a
+    vectorized audit, G = X, and a Bayes utility."""
     if template.latent is not None or len(template.privacy) != 1 or not isinstance(template.utility, Bayes):
         return False
-    n, d = template.privacy[0], template.d
-    if type(n) is LIP:
-        return d * 2 ** (d - 1) <= MAX_PATTERNS
-    return type(n) is LDP and 2 ** d - 2 <= MAX_PATTERNS
+    n, P = template.privacy[0], template.prior[None, :]
+    return n.batch_vertices(P, MAX_PATTERNS) is not None and n.batch_leakage(P, np.eye(template.d)[None]) is not None
 
 
 def candidate_vertices(notion, P: np.ndarray):
     """(U, valid): every closed-form vertex candidate of every user in u = post / P coordinates,
-    shape (N, nv, d), and which candidates are vertices for that user (all of them for LDP).
+    shape (N, nv, d), and which candidates are vertices for that user (`Notion.batch_vertices`).
 
     u-coordinates keep tiny prior entries well scaled: every admissible u lies in
     [e^-eps, e^eps]^d, so the region test below has relative accuracy in every row of q.
     """
-    N, d = P.shape
-    e = np.exp(notion.epsilon)
-    if type(notion) is LDP:
-        S = bit_patterns(d)[1:-1].astype(float)
-        C = 1.0 + (e - 1.0) * S                                      # (nv, d)
-        return C[None, :, :] / (P @ C.T)[:, :, None], np.ones((N, C.shape[0]), dtype=bool)
-    lo, hi = np.full_like(P, 1.0 / e), np.minimum(e, 1.0 / P)
-    bits = bit_patterns(d - 1)
-    Us, oks = [], []
-    for i in range(d):  # coordinate i free, the others at a bound
-        others = np.delete(np.arange(d), i)
-        rest = np.where(bits[None, :, :], hi[:, None, others], lo[:, None, others])   # u of the others
-        ui = (1.0 - np.einsum("nbk,nk->nb", rest, P[:, others])) / P[:, i:i + 1]
-        ok = (ui >= lo[:, i:i + 1] * (1 - 1e-12)) & (ui <= hi[:, i:i + 1] * (1 + 1e-12))
-        U = np.empty(rest.shape[:2] + (d,))
-        U[:, :, others] = rest
-        U[:, :, i] = np.clip(ui, lo[:, i:i + 1], hi[:, i:i + 1])
-        Us.append(U)
-        oks.append(ok)
-    return np.concatenate(Us, axis=1), np.concatenate(oks, axis=1)
+    return notion.batch_vertices(P, MAX_PATTERNS)
 
 
 def phi_batch(template: Problem, V: np.ndarray) -> np.ndarray:
@@ -227,8 +207,8 @@ _POOLS: dict = {}  # per worker process: pools of entries by template, reused ac
 
 
 def _pool_for(template: Problem) -> list:
-    key = (type(template.privacy[0]).__name__, template.privacy[0].epsilon, template.d, template.m,
-           template.utility, template.values.tobytes())
+    key = (repr(template.privacy[0].to_table()), template.d, template.m, template.utility,
+           template.values.tobytes())
     return _POOLS.setdefault(key, [])
 
 
@@ -285,17 +265,9 @@ def critical_region_chunk(template: Problem, P: np.ndarray):
 # --- vectorized audit and utility ---------------------------------------------------------------
 
 def audit_batch(template: Problem, P: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """Exact leakage of each user's channel under the (single) LIP / LDP notion (N,)."""
-    notion = template.privacy[0]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if type(notion) is LIP:
-            lam = np.einsum("nd,ndm->nm", P, q)
-            lift = np.log(q) - np.log(lam)[:, None, :]
-            lift = np.where((q == 0) & (lam[:, None, :] == 0), 0.0, lift)
-            return np.abs(lift).max(axis=(1, 2))
-        hi, lo = q.max(axis=1), q.min(axis=1)
-        spread = np.where(hi == 0, 0.0, np.log(hi) - np.log(lo))
-        return spread.max(axis=1)
+    """Exact leakage of each user's channel under the (single) notion (N,), vectorized
+    (`Notion.batch_leakage`)."""
+    return template.privacy[0].batch_leakage(P, q)
 
 
 def objective_batch(template: Problem, P: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -324,7 +296,7 @@ def process_chunk(template: Problem, P: np.ndarray) -> dict:
         qq = q[rows]
         leak = audit_batch(template, P[rows], qq)
         stochastic = (np.abs(qq.sum(axis=2) - 1) <= 1e-9).all(axis=1) & (qq >= 0).all(axis=(1, 2))
-        good = stochastic & within(leak, template.privacy[0].epsilon)
+        good = stochastic & within(leak, template.privacy[0].budget())
         rows, qq, leak = rows[good], qq[good], leak[good]
         done[rows] = True
         out["channel"][rows] = qq

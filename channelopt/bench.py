@@ -28,9 +28,14 @@ from pathlib import Path
 
 import numpy as np
 
+from .solvers import SOLVERS as REGISTERED_SOLVERS
+
 NOTIONS = ("ldp", "lip", "lip-latent", "minid-ldp", "pufferfish", "bp-lip")
+"""The default set; any registered notion (`notions.NOTIONS`) can be named too (`notion_names`)."""
+PAIRWISE = ("ldp", "minid-ldp", "lip", "bp-lip", "lip-latent", "pufferfish")
+"""The notions the cvxpy-pairwise baseline is written for."""
 UTILITIES = ("hamming", "bayes-mse")
-SOLVERS = ("auto", "HIGHS", "HIGHS-IPM", "CLARABEL", "ECOS", "SCS")
+SOLVERS = REGISTERED_SOLVERS
 BASELINES = ("cvxpy-pairwise", "raw-HIGHS", "raw-CLARABEL")
 SIZES = (4, 8, 16, 32, 64, 128, 256)
 EPS = 1.0
@@ -68,12 +73,25 @@ def instance(notion: str, d: int, seed: int = 0) -> Instance:
     return Instance(notion, d, prior, budgets)
 
 
+def notion_names() -> tuple[str, ...]:
+    """Every notion the benchmark can run: its own cases, then every registered notion."""
+    from .notions import NOTIONS as REGISTRY
+
+    return NOTIONS + tuple(n for n in REGISTRY if n not in NOTIONS)
+
+
 def problem_of(inst: Instance, utility: str):
     from . import BPLIP, IDLDP, LDP, LIP, Bayes, Distortion, Joint, Problem, Pufferfish
+    from .notions import NOTIONS as REGISTRY, parse_notion
 
-    privacy = {"ldp": lambda: LDP(EPS), "lip": lambda: LIP(EPS), "lip-latent": lambda: LIP(EPS),
-               "minid-ldp": lambda: IDLDP(epsilons=inst.budgets), "pufferfish": lambda: Pufferfish(EPS),
-               "bp-lip": lambda: BPLIP(EPS, priors=inst.priors)}[inst.notion]()
+    cases = {"ldp": lambda: LDP(EPS), "lip": lambda: LIP(EPS), "lip-latent": lambda: LIP(EPS),
+             "minid-ldp": lambda: IDLDP(epsilons=inst.budgets), "pufferfish": lambda: Pufferfish(EPS),
+             "bp-lip": lambda: BPLIP(EPS, priors=inst.priors)}
+    if inst.notion in cases:
+        privacy = cases[inst.notion]()
+    else:  # any other registered notion: its own example at this size
+        rng = np.random.default_rng(inst.d)
+        privacy = parse_notion(REGISTRY[inst.notion].example(inst.d, EPS, rng), "privacy[0]")
     util = Distortion("hamming") if utility == "hamming" else Bayes("bayes-mse")
     latent = Joint(*inst.latent) if inst.latent is not None else None
     return Problem(prior=inst.prior, privacy=[privacy], utility=util, latent=latent)
@@ -218,7 +236,7 @@ def run(notions=NOTIONS, utilities=UTILITIES, sizes=SIZES, solvers=SOLVERS, base
                 names = ["auto"] if utility != "hamming" else list(solvers) + list(baselines)
                 for name in names:
                     key = (notion, utility, name)
-                    if key in stopped:
+                    if key in stopped or (name == "cvxpy-pairwise" and notion not in PAIRWISE):
                         continue
                     try:
                         if name.startswith("raw-"):

@@ -328,7 +328,7 @@ def _bench(args) -> int:
     from . import bench
     from .io import check_writable
 
-    notions = _choices("--notions", args.notions, bench.NOTIONS, bench.NOTIONS)
+    notions = _choices("--notions", args.notions, bench.notion_names(), bench.NOTIONS)
     utilities = _choices("--utilities", args.utilities, bench.UTILITIES, bench.UTILITIES)
     solvers = _choices("--solvers", args.solvers, bench.SOLVERS, bench.SOLVERS)
     baselines = _choices("--baselines", args.baselines, bench.BASELINES, bench.BASELINES)

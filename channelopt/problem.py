@@ -21,7 +21,7 @@ import numpy as np
 
 from .errors import ProblemError
 
-SOLVERS = ("auto", "HIGHS", "HIGHS-IPM", "CLARABEL", "ECOS", "SCS")
+from .solvers import SOLVERS
 """Solver names accepted everywhere (problem files, CLI, Python)."""
 
 SUM_TOL = 1e-9

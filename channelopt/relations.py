@@ -18,31 +18,41 @@ for a given number of outputs.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from .errors import SolverError
 
 
-# ---- cones (rows A with A c <= 0) -----------------------------------------------------------
+# ---- cones (rows A with A c <= 0), from the notions' own rows ---------------------------------
+
+def cone(notion, P) -> np.ndarray:
+    """The notion's own column rows (`Notion.column_rows`) for prior P, as a dense A."""
+    from .problem import Problem
+
+    C = notion.column_rows(Problem(prior=np.asarray(P, float)))
+    return C.toarray() if sp.issparse(C) else np.asarray(C, float)
+
 
 def lip_cone(P, eps: float) -> np.ndarray:
-    P = np.asarray(P, float)
-    d = P.size
-    return np.vstack([np.eye(d) - np.exp(eps) * np.outer(np.ones(d), P),
-                      np.exp(-eps) * np.outer(np.ones(d), P) - np.eye(d)])
+    """eps-LIP under prior P (G = X): e^-eps P.c <= c_x <= e^eps P.c."""
+    from .notions import LIP
+
+    return cone(LIP(eps), P)
 
 
 def ldp_cone(d: int, eps: float) -> np.ndarray:
-    i, j = np.nonzero(~np.eye(d, dtype=bool))
-    A = np.zeros((i.size, d))
-    A[np.arange(i.size), i] = 1.0
-    A[np.arange(i.size), j] = -np.exp(eps)
-    return A
+    """eps-LDP: c_x <= e^eps c_x' for x != x'."""
+    from .notions import LDP
+
+    return cone(LDP(eps), np.full(d, 1.0 / d))
 
 
 def di_cone(P, eps: float) -> np.ndarray:
-    P = np.asarray(P, float)
-    return ldp_cone(P.size, eps) * P[None, :]
+    """eps-DI under prior P: P_x c_x <= e^eps P_x' c_x'."""
+    from .notions import DI
+
+    return cone(DI(eps), P)
 
 
 def max_ratio(num: np.ndarray, den: np.ndarray, A: np.ndarray) -> float:

@@ -37,14 +37,13 @@ def points(problem: Problem, epsilon=None, priors=None) -> list[Problem]:
         raise ProblemError("sweep needs exactly one of epsilon=[...] or priors=[...]")
     if epsilon is not None:
         values = _non_empty("epsilon", epsilon)
-        scalar = [i for i, n in enumerate(problem.privacy) if hasattr(n, "epsilon")
-                  and np.ndim(getattr(n, "epsilon")) == 0]
+        scalar = [i for i, n in enumerate(problem.privacy) if np.ndim(n.budgets().get("epsilon", ())) == 0]
         if not scalar:
             raise ProblemError("sweep epsilon: no privacy notion of the problem has a scalar epsilon to vary")
         out = []
         for k, e in enumerate(values):
             e = as_epsilon(f"epsilon[{k}]", e)
-            privacy = [dataclasses.replace(n, epsilon=e) if i in scalar else n for i, n in enumerate(problem.privacy)]
+            privacy = [n.with_budget(epsilon=e) if i in scalar else n for i, n in enumerate(problem.privacy)]
             out.append(dataclasses.replace(problem, privacy=tuple(privacy)))
         return out
     rows = _non_empty("priors", priors)

@@ -11,3 +11,15 @@ sys.path.insert(0, str(Path(__file__).parent))
 @pytest.fixture
 def problems_dir():
     return ROOT / "problems"
+
+
+def replace_backends(monkeypatch, fake):
+    """Route every registered solver through fake(program, problem, name) for one test (the
+    registry's entries are replaced in place; take `dict(BACKENDS)` first to call the real ones)."""
+    import dataclasses
+
+    from channelopt.solvers import BACKENDS
+
+    for name, b in list(BACKENDS.items()):
+        monkeypatch.setitem(BACKENDS, name, dataclasses.replace(
+            b, run=lambda prog, prob, opts, name=name: fake(prog, prob, name)))

@@ -12,6 +12,8 @@ from channelopt.encoded import hashing, itemset, unary
 from channelopt.methods.lp import RawSolution
 from channelopt.methods.result import clean
 from channelopt.cli import main
+from channelopt.solvers import BACKENDS
+from conftest import replace_backends
 
 LP_SOLVERS = ["HIGHS", "HIGHS-IPM", "CLARABEL", "ECOS", "SCS"]
 
@@ -58,18 +60,18 @@ def test_random_conic_problems_agree(seed):
 def test_fallback_records_every_attempt(monkeypatch):
     """HiGHS fails and CLARABEL returns garbage: ECOS is tried next, all three are recorded."""
     problem = random_lp(1)
-    real = methods._run
+    real = dict(BACKENDS)
 
     def fake(prog, prob, solver):
         if solver == "HIGHS":
             return RawSolution("failed", None, None, None, "simulated failure")
         if solver == "CLARABEL":
-            z = real(prog, prob, solver).z.copy()
+            z = real[solver](prog, prob).z.copy()
             z[0] += 0.3  # the first row no longer sums to 1: the cleaning must reject it
             return RawSolution("optimal", z, None, None, "tampered")
-        return real(prog, prob, solver)
+        return real[solver](prog, prob)
 
-    monkeypatch.setattr(methods, "_run", fake)
+    replace_backends(monkeypatch, fake)
     r = co.solve(problem)
     assert [a["solver"] for a in r.attempts] == ["HIGHS", "CLARABEL", "ECOS"]
     assert [a["status"] for a in r.attempts][:2] == ["failed", "inaccurate"]
@@ -77,7 +79,7 @@ def test_fallback_records_every_attempt(monkeypatch):
 
 
 def test_every_solver_failing_is_reported(monkeypatch, tmp_path, capsys):
-    monkeypatch.setattr(methods, "_run", lambda prog, prob, s: RawSolution("failed", None, None, None, "down"))
+    replace_backends(monkeypatch, lambda prog, prob, s: RawSolution("failed", None, None, None, "down"))
     r = co.solve(random_lp(2))
     assert r.status == "solver-failed" and len(r.attempts) == 4 and "down" in r.message
     path = tmp_path / "p.toml"

@@ -28,10 +28,11 @@ import numpy as np
 
 from ..audit import audit
 from ..errors import ProblemError, SolverError
-from ..problem import SOLVERS, Problem
+from ..problem import Problem
+from ..solvers import BACKENDS, SOLVERS, attempt_order, fallback_order
 from ..utility import entropy_rows
 from .local import local_search
-from .lp import Program, RawSolution, build, solve_cvxpy, solve_highs
+from .lp import Program, RawSolution, build
 from .colgen import column_generation as structured_column_generation
 from .posterior import (TIME_LIMIT, channel_from_weights, closed_form_vertices, column_generation,
                         enumerate_and_solve, posterior_rows)
@@ -39,8 +40,8 @@ from .structured import family_for
 from .symmetry import solve_orbits
 from .result import Result, clean
 
-LP_ORDER = ("HIGHS", "CLARABEL", "ECOS", "SCS")
-CONIC_ORDER = ("CLARABEL", "ECOS", "SCS")
+LP_ORDER = tuple(fallback_order("lp"))
+CONIC_ORDER = tuple(fallback_order("conic"))
 
 
 ENUMERATE_MAX_D = 8
@@ -52,22 +53,6 @@ def method_for(problem: Problem) -> str:
     if not problem.utility.linear:
         return "posterior-lp" if all(n.homogeneous for n in problem.privacy) else "local"
     return "lp" if all(n.linear_form for n in problem.privacy) else "conic"
-
-
-def _attempt_order(method: str, solver: str, fallback: bool) -> list[str]:
-    order = list(LP_ORDER if method == "lp" else CONIC_ORDER)
-    if solver in ("auto", None):
-        return order if fallback else order[:1]
-    if method == "conic" and solver in ("HIGHS", "HIGHS-IPM"):
-        raise ProblemError(f"solver.name {solver!r} cannot solve this problem: a notion needs a conic "
-                           f"solver ({', '.join(CONIC_ORDER)})")
-    return [solver] + [s for s in order if s != solver] if fallback else [solver]
-
-
-def _run(prog: Program, problem: Problem, solver: str) -> RawSolution:
-    if solver in ("HIGHS", "HIGHS-IPM"):
-        return solve_highs(prog, ipm=solver == "HIGHS-IPM")
-    return solve_cvxpy(prog, problem, solver)
 
 
 def solve(problem: Problem, solver: str | None = None, *, fallback: bool = True,
@@ -102,9 +87,9 @@ def solve(problem: Problem, solver: str | None = None, *, fallback: bool = True,
     t_compile = time.perf_counter() - t0
     attempts = []
     best = None
-    for name in _attempt_order(method, solver, fallback):
+    for name in attempt_order(method, solver, fallback):
         t1 = time.perf_counter()
-        raw = _run(prog, problem, name)
+        raw = BACKENDS[name](prog, problem)
         t_solve = time.perf_counter() - t1
         record = {"solver": name, "status": raw.status, "solve_s": t_solve, "message": raw.message}
         attempts.append(record)
@@ -324,12 +309,7 @@ def progress_bar(enabled: bool | None, desc: str):
 
 def conditioning_hint(problem: Problem) -> str:
     """Why a re-audit can fail by solver round-off: tiny prior entries or extreme budgets."""
-    budgets = []
-    for n in problem.privacy:
-        for k in ("epsilon", "epsilon_lower", "epsilon_upper", "epsilons"):
-            v = getattr(n, k, None)
-            if v is not None:
-                budgets.extend(np.ravel(v).tolist())
+    budgets = [float(v) for n in problem.privacy for b in n.budgets().values() for v in np.ravel(b)]
     parts = []
     if problem.prior.min() < 1e-6:
         parts.append(f"prior entries down to {problem.prior.min():.1e}")

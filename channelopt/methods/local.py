@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import minimize
 
-from ..notions import mutual_information
 from .lp import build
 
 
@@ -29,9 +28,9 @@ def local_search(problem, starts: int = 20, seed: int = 0, init: list | None = N
     A_ub, b_ub, A_eq, b_eq = prog.A_ub.toarray(), prog.b_ub, prog.A_eq.toarray(), prog.b_eq
     cons = [{"type": "ineq", "fun": lambda z: b_ub - A_ub @ z, "jac": lambda z: -A_ub},
             {"type": "eq", "fun": lambda z: A_eq @ z - b_eq, "jac": lambda z: A_eq}]
-    for notion in prog.conic:  # MIP: I(X;Y) <= eps as a smooth inequality
-        cons.append({"type": "ineq", "fun": lambda z, n=notion: n.epsilon - mutual_information(
-            problem.prior, np.clip(z[:nq], 0, None).reshape(d, m))})
+    for notion in prog.conic:  # notions that are not linear give smooth inequalities g(q) >= 0
+        for g in notion.smooth(problem):
+            cons.append({"type": "ineq", "fun": lambda z, g=g: g(z[:nq].reshape(d, m))})
     bounds = list(zip(prog.lb, np.where(np.isinf(prog.ub), None, prog.ub)))
     bounds = [(lo if np.isfinite(lo) else None, hi) for lo, hi in bounds]
 

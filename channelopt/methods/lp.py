@@ -200,17 +200,9 @@ def new_highs(ipm: bool = False):
     return h
 
 
-CVXPY_SOLVERS = ("CLARABEL", "ECOS", "SCS")
-SOLVER_OPTIONS = {
-    # tighter than the defaults (1e-8): channel entries feed log-ratios in the re-audit
-    "CLARABEL": {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10},
-    "ECOS": {"abstol": 1e-10, "reltol": 1e-10, "feastol": 1e-10},
-    "SCS": {"max_iters": 20000, "eps_abs": 1e-9, "eps_rel": 1e-9},
-}
-
-
-def solve_cvxpy(prog: Program, problem, solver: str) -> RawSolution:
-    """The same program (plus conic notions) through cvxpy with the named solver."""
+def solve_cvxpy(prog: Program, problem, solver: str, options: dict | None = None) -> RawSolution:
+    """The same program (plus conic notions) through cvxpy with the named solver and options
+    (`solvers.BACKENDS` holds each backend's)."""
     import cvxpy as cp
 
     z = cp.Variable(prog.n)
@@ -224,12 +216,11 @@ def solve_cvxpy(prog: Program, problem, solver: str) -> RawSolution:
         cons += notion.conic(problem, q)
     model = cp.Problem(cp.Minimize(prog.c @ z), cons)
     try:
-        kwargs = SOLVER_OPTIONS.get(solver, {})
-        model.solve(solver=solver, **kwargs)
+        model.solve(solver=solver, **(options or {}))
     except cp.error.SolverError as e:
         return RawSolution("failed", None, None, None, f"{solver}: {e}")
     except Exception as e:  # a crash inside the solver library
-        raise SolverError(f"{solver} crashed: {e}; try another solver (--solver)") from e
+        raise SolverError(f"{solver} crashed: {e}; try another solver (the solver argument)") from e
     if model.status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):
         return RawSolution("infeasible", None, None, None, model.status)
     if model.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or z.value is None:

@@ -470,15 +470,15 @@ def _price_mse(fam: Family, h: np.ndarray, mu: np.ndarray, stop: _Stop) -> Price
 
 
 def family_for(problem):
-    """The closed-form family of the problem's admissible posteriors, or None: one `lip` notion with
-    G = X, or one `ldp` notion."""
-    from ..notions import LDP, LIP
-
+    """The closed-form family of the problem's admissible posteriors, or None: a single notion whose
+    `posterior_family` names one of FAMILIES (a `lip` notion with G = X, an `ldp` notion)."""
     if len(problem.privacy) != 1:
         return None
-    n = problem.privacy[0]
-    if type(n) is LIP and problem.latent is None and n.epsilon > 0:
-        return LIPBox(problem.prior, n.epsilon)
-    if type(n) is LDP and n.epsilon > 0:
-        return LDPCone(problem.prior, n.epsilon)
-    return None
+    shape = problem.privacy[0].posterior_family(problem)
+    if shape is None or shape[1] <= 0:
+        return None
+    return FAMILIES[shape[0]](problem.prior, shape[1])
+
+
+FAMILIES = {"lip-box": LIPBox, "ldp-cone": LDPCone}
+"""`Notion.posterior_family` shapes -> the family classes that price them."""

@@ -18,6 +18,8 @@ directly from its definition (ratios of probabilities), independently of the con
 
 from __future__ import annotations
 
+import dataclasses
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -136,43 +138,173 @@ def two_sided_lift(cond_y: np.ndarray, lam: np.ndarray) -> tuple[float, float]:
     return max(lower, 0.0), max(upper, 0.0)
 
 
-class Notion:
-    """Base class. Subclasses are frozen dataclasses holding the notion's parameters."""
+class NotHomogeneous(ProblemError):
+    """The notion is not linear and homogeneous in each column of q, so it has no column rows
+    and the posterior-space LP does not apply to it (approx-lip, mil, mip)."""
+
+
+class Notion(ABC):
+    """The contract every privacy notion implements.
+
+    Subclasses are frozen dataclasses holding the notion's parameters and set the class
+    attributes below. Everything else in channelopt (the methods, the audit, sweeps, batches,
+    relations, the benchmark and the fuzz tests) reaches a notion only through these methods,
+    never by its concrete type or an attribute name, so a new notion is one module plus one
+    entry in `notions.NOTIONS`.
+
+    Class attributes
+    ----------------
+    name : str
+        The problem-file name (`notion = "..."`).
+    keys : tuple of str
+        The problem-file keys the notion accepts (besides `notion`).
+    budget_keys : tuple of str
+        Scalar budgets in nats, validated once by `__post_init__` (finite, > 0; >= 0 when
+        `zero_budget`), reported by `budgets()` and varied by `with_budget` (sweeps).
+    homogeneous : bool
+        `column_rows` exists: the notion is `C @ q[:, y] <= 0` for every output y.
+    linear_form : bool
+        `linear` exists; otherwise `conic` and `smooth` describe the (convex) constraint.
+    budget_free : bool
+        The notion's leakage needs no parameter but its budgets, so `measure` reports it for
+        every audited channel (the `measures` object of the JSON contract).
+    """
 
     name: ClassVar[str]
     keys: ClassVar[tuple[str, ...]] = ("epsilon",)
+    budget_keys: ClassVar[tuple[str, ...]] = ("epsilon",)
+    zero_budget: ClassVar[bool] = False
     homogeneous: ClassVar[bool] = True
     linear_form: ClassVar[bool] = True
+    budget_free: ClassVar[bool] = False
+
+    def __post_init__(self):
+        from ..problem import as_epsilon
+
+        for k in self.budget_keys:
+            object.__setattr__(self, k, as_epsilon(k, getattr(self, k), allow_zero=self.zero_budget))
+
+    # ---- problem file -------------------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, table: dict, key: str) -> "Notion":
+        """The notion from its `[[privacy]]` table; errors name `key` and the offending entry.
+
+        Default: the table's keys are the dataclass fields; the fields without a default and the
+        budgets are required.
+        """
+        check_keys(table, cls.keys, key)
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        required = [k for k in cls.keys if k in cls.budget_keys or (
+            k in fields and fields[k].default is dataclasses.MISSING
+            and fields[k].default_factory is dataclasses.MISSING)]
+        for k in required:
+            require(table, k, key)
+        return cls(**{k: v for k, v in table.items() if k != "notion"})
+
+    def to_table(self) -> dict:
+        """The notion as a `[[privacy]]` table (`parse(to_table())` is an equal notion)."""
+        return {"notion": self.name, **{k: getattr(self, k) for k in self.budget_keys}}
 
     def validate(self, problem, key: str) -> None:
         """Checks that need the problem (dimensions, secrets). Raise ProblemError naming `key`."""
 
-    def column_rows(self, problem):
-        raise NotImplementedError
+    # ---- budgets --------------------------------------------------------------------------------
 
-    def linear(self, problem) -> LinearBlock:
+    def budgets(self) -> dict:
+        """The notion's privacy parameters in nats, by name: scalars, or arrays for per-input
+        budgets. Used by sweeps (`with_budget`) and by the conditioning hints of failed audits."""
+        return {k: getattr(self, k) for k in self.budget_keys}
+
+    def with_budget(self, **values) -> "Notion":
+        """The same notion with some budgets replaced (validated as in the problem file)."""
+        unknown = sorted(set(values) - set(self.budgets()))
+        if unknown:
+            raise ProblemError(f"notion {self.name!r} has no budget {unknown[0]!r} "
+                               f"(budgets: {', '.join(self.budgets()) or 'none'})")
+        return dataclasses.replace(self, **values)
+
+    # ---- constraints ----------------------------------------------------------------------------
+
+    def column_rows(self, problem):
+        """C (r x d, dense or sparse) with `C @ q[:, y] <= 0` for every output y, exactly the
+        notion; raise NotHomogeneous when the notion has no such form."""
+        raise NotHomogeneous(f"notion {self.name!r} is not homogeneous in the columns of q: "
+                             "the posterior-space LP does not apply")
+
+    def linear(self, problem) -> LinearBlock | None:
+        """The notion as sparse rows over vec(q) and the notion's own auxiliaries (the LP).
+
+        Default: `column_rows` applied to every column. None for a notion that is not linear.
+        """
+        if not self.linear_form:
+            return None
         return per_column(self.column_rows(problem), problem.m)
+
+    def conic(self, problem, q) -> list:
+        """cvxpy constraints on the channel variable q, for a convex notion that is not linear."""
+        return []
+
+    def smooth(self, problem) -> list:
+        """Smooth constraints g(q) >= 0 (callables of the d x m channel) for the local method,
+        for a notion that is not linear; the linear ones reach it through `linear`."""
+        if self.linear_form:
+            return []
+        raise NotImplementedError(f"notion {self.name!r} gives no smooth form for the local method")
+
+    # ---- closed forms (optional) ----------------------------------------------------------------
 
     def posterior_vertices(self, problem, limit: int):
         """Vertices of the admissible-posterior polytope in closed form, if known and at most
         `limit` of them; None otherwise (then they are enumerated numerically)."""
         return None
 
-    def conic(self, problem, q) -> list:
-        return []
+    def posterior_family(self, problem):
+        """The closed-form shape of the admissible posteriors for the structured pricing of the
+        posterior-space LP, as (shape, eps) with shape "lip-box" or "ldp-cone"; None if none."""
+        return None
 
+    def batch_vertices(self, P: np.ndarray, limit: int):
+        """(U, valid) for a batch of priors P (N x d): every closed-form vertex candidate of every
+        prior's admissible posteriors in u = post / P coordinates (N, nv, d), and which candidates
+        are vertices for that prior; None when not known in closed form or nv > limit."""
+        return None
+
+    # ---- audit ----------------------------------------------------------------------------------
+
+    @abstractmethod
     def leakage(self, problem, q: np.ndarray) -> Any:
-        raise NotImplementedError
+        """The smallest parameter with which the channel q satisfies the notion, computed from the
+        definition (probability ratios), independently of the constraint rows."""
+
+    def batch_leakage(self, P: np.ndarray, q: np.ndarray):
+        """`leakage` of many channels q (N, d, m) under priors P (N, d), vectorized; None when
+        the notion has no vectorized audit (then each channel is audited on its own)."""
+        return None
 
     def satisfied(self, leakage: Any, tol: float = AUDIT_TOL) -> bool:
-        return within(leakage, self.epsilon, tol)
+        """Whether an audited leakage is within the budget (up to `tol`, relative)."""
+        return within(leakage, self.budget(), tol)
 
     def budget(self) -> Any:
         """The notion's allowed leakage, in the same shape as `leakage`."""
         return self.epsilon
 
-    def to_table(self) -> dict:
-        return {"notion": self.name, "epsilon": self.epsilon}
+    @classmethod
+    def measure(cls, problem, q: np.ndarray) -> Any:
+        """The budget-free leakage of q (`audit.measures`), or None unless `budget_free`."""
+        if not cls.budget_free:
+            return None
+        return cls(**{k: 1.0 for k in cls.budget_keys}).leakage(problem, q)
+
+    # ---- examples -------------------------------------------------------------------------------
+
+    @classmethod
+    def example(cls, d: int, epsilon: float, rng: np.random.Generator, latent_k: int | None = None) -> dict:
+        """A representative `[[privacy]]` table for an alphabet of d symbols (and a latent secret
+        of latent_k values, if any), drawn with rng: what the fuzz tests and the benchmark use
+        for a notion they have no hand-written case for."""
+        return {"notion": cls.name, **{k: epsilon for k in cls.budget_keys}}
 
 
 def check_keys(table: dict, allowed, key: str) -> None:

@@ -8,8 +8,7 @@ from typing import ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from ..problem import as_epsilon
-from .base import LinearBlock, Notion, check_keys, ones_per_column, require
+from .base import LinearBlock, Notion, ones_per_column
 
 
 def mutual_information(prior: np.ndarray, q: np.ndarray) -> float:
@@ -29,9 +28,7 @@ class MIL(Notion):
     epsilon: float
     name: ClassVar[str] = "mil"
     homogeneous: ClassVar[bool] = False
-
-    def __post_init__(self):
-        object.__setattr__(self, "epsilon", as_epsilon("epsilon", self.epsilon))
+    budget_free: ClassVar[bool] = True
 
     def linear(self, problem) -> LinearBlock:
         d, m = problem.d, problem.m
@@ -39,9 +36,6 @@ class MIL(Notion):
         A_aux = sp.vstack([-ones_per_column(d, m), np.ones((1, m))], format="csr")
         b = np.concatenate([np.zeros(d * m), [np.exp(self.epsilon)]])
         return LinearBlock(A_q, b, A_aux, np.zeros(m), np.ones(m))
-
-    def column_rows(self, problem):
-        raise NotImplementedError("mil is not homogeneous in the columns of q")
 
     def leakage(self, problem, q):
         return max(float(np.log(q.max(axis=0).sum())), 0.0)
@@ -56,15 +50,7 @@ class MIP(Notion):
     name: ClassVar[str] = "mip"
     homogeneous: ClassVar[bool] = False
     linear_form: ClassVar[bool] = False
-
-    def __post_init__(self):
-        object.__setattr__(self, "epsilon", as_epsilon("epsilon", self.epsilon))
-
-    def column_rows(self, problem):
-        raise NotImplementedError("mip is not a linear notion")
-
-    def linear(self, problem):
-        return None
+    budget_free: ClassVar[bool] = True
 
     def conic(self, problem, q):
         import cvxpy as cp
@@ -73,10 +59,8 @@ class MIP(Notion):
         info = cp.sum(cp.multiply(P[:, None], cp.rel_entr(q, np.ones((problem.d, 1)) @ cp.reshape(lam, (1, problem.m), order="C"))))
         return [info <= self.epsilon]
 
+    def smooth(self, problem):
+        return [lambda q: self.epsilon - mutual_information(problem.prior, np.clip(q, 0, None))]
+
     def leakage(self, problem, q):
         return mutual_information(problem.prior, q)
-
-
-def parse_information(cls, table: dict, key: str):
-    check_keys(table, cls.keys, key)
-    return cls(require(table, "epsilon", key))

@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import ProblemError
-from ..problem import as_epsilon, as_matrix, as_vector
+from ..problem import as_matrix, as_vector
 from .base import (LinearBlock, Notion, bit_patterns, check_keys, column_spread, distinct_pairs,
                    ones_per_column, ratio_rows, require, within)
 
@@ -25,9 +25,7 @@ class LDP(Notion):
 
     epsilon: float
     name: ClassVar[str] = "ldp"
-
-    def __post_init__(self):
-        object.__setattr__(self, "epsilon", as_epsilon("epsilon", self.epsilon))
+    budget_free: ClassVar[bool] = True
 
     def column_rows(self, problem):
         i, j = distinct_pairs(problem.d)
@@ -43,6 +41,25 @@ class LDP(Notion):
 
     def leakage(self, problem, q):
         return column_spread(q)
+
+    def batch_leakage(self, P, q):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            hi, lo = q.max(axis=1), q.min(axis=1)
+            spread = np.where(hi == 0, 0.0, np.log(hi) - np.log(lo))
+        return spread.max(axis=1)
+
+    def posterior_family(self, problem):
+        return ("ldp-cone", self.epsilon)
+
+    def batch_vertices(self, P, limit):
+        """The cone's extreme rays `1 + (e^eps - 1) 1_S` (see `posterior_vertices`), scaled to
+        posteriors of each prior: u = ray / (P . ray); all of them are vertices for every prior."""
+        N, d = P.shape
+        if 2 ** d - 2 > limit:
+            return None
+        S = bit_patterns(d)[1:-1].astype(float)
+        C = 1.0 + (np.exp(self.epsilon) - 1.0) * S                    # (nv, d)
+        return C[None, :, :] / (P @ C.T)[:, :, None], np.ones((N, C.shape[0]), dtype=bool)
 
     def posterior_vertices(self, problem, limit):
         """In u = post / P the admissible set is the cone max u <= e^eps min u, whose extreme rays
@@ -62,9 +79,7 @@ class DI(Notion):
 
     epsilon: float
     name: ClassVar[str] = "di"
-
-    def __post_init__(self):
-        object.__setattr__(self, "epsilon", as_epsilon("epsilon", self.epsilon))
+    budget_free: ClassVar[bool] = True
 
     def column_rows(self, problem):
         i, j = distinct_pairs(problem.d)
@@ -102,6 +117,25 @@ class IDLDP(Notion):
     pair_epsilons: Any = None
     name: ClassVar[str] = "id-ldp"
     keys: ClassVar[tuple[str, ...]] = ("epsilons", "combine", "pair_epsilons")
+    budget_keys: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def parse(cls, table, key):
+        check_keys(table, cls.keys, key)
+        if "pair_epsilons" in table:
+            return cls(pair_epsilons=table["pair_epsilons"])
+        return cls(epsilons=require(table, "epsilons", key), combine=table.get("combine", "min"))
+
+    @classmethod
+    def example(cls, d, epsilon, rng, latent_k=None):
+        return {"notion": cls.name, "epsilons": rng.choice([epsilon, 2 * epsilon], size=d).tolist(),
+                "combine": "min"}
+
+    def budgets(self):
+        if self.pair_epsilons is not None:
+            R = self.pair_epsilons
+            return {"pair_epsilons": R[np.isfinite(R)]}
+        return {"epsilons": self.epsilons}
 
     def __post_init__(self):
         if self.pair_epsilons is not None:
@@ -197,12 +231,3 @@ class IDLDP(Notion):
             return {"notion": self.name, "pair_epsilons": R.tolist()}
         combine = self.combine if isinstance(self.combine, str) else "custom"
         return {"notion": self.name, "epsilons": self.epsilons.tolist(), "combine": combine}
-
-
-def parse_ldp_family(cls, table: dict, key: str):
-    check_keys(table, cls.keys, key)
-    if cls is IDLDP:
-        if "pair_epsilons" in table:
-            return IDLDP(pair_epsilons=table["pair_epsilons"])
-        return IDLDP(epsilons=require(table, "epsilons", key), combine=table.get("combine", "min"))
-    return cls(require(table, "epsilon", key))

@@ -15,8 +15,8 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from ..errors import ProblemError
-from ..problem import Joint, as_epsilon, as_prior_rows, as_vector
-from .base import LinearBlock, Notion, bit_patterns, check_keys, per_column, require, within
+from ..problem import Joint, as_prior_rows, as_vector
+from .base import LinearBlock, Notion, bit_patterns, per_column, within
 
 MAX_BOX_DIM = 20
 """Largest alphabet whose prior box is reduced to vertices (d * 2^(d-1) candidates)."""
@@ -106,9 +106,7 @@ class LIP(Notion):
 
     epsilon: float
     name: ClassVar[str] = "lip"
-
-    def __post_init__(self):
-        object.__setattr__(self, "epsilon", as_epsilon("epsilon", self.epsilon))
+    budget_free: ClassVar[bool] = True
 
     def column_rows(self, problem):
         return lip_rows(problem.secret, self.epsilon, self.epsilon)
@@ -124,6 +122,39 @@ class LIP(Notion):
             return None
         P = problem.prior
         return box_vertices(np.exp(-self.epsilon) * P, np.minimum(np.exp(self.epsilon) * P, 1.0))
+
+    def posterior_family(self, problem):
+        return ("lip-box", self.epsilon) if problem.latent is None else None
+
+    def batch_vertices(self, P, limit):
+        """`box_vertices` of every prior's box at once in u = post / P coordinates: u in
+        [e^-eps, min(e^eps, 1/P)] with P . u = 1; coordinate i free, the others at a bound."""
+        N, d = P.shape
+        if d * 2 ** (d - 1) > limit:
+            return None
+        e = np.exp(self.epsilon)
+        lo, hi = np.full_like(P, 1.0 / e), np.minimum(e, 1.0 / P)
+        bits = bit_patterns(d - 1)
+        Us, oks = [], []
+        for i in range(d):
+            others = np.delete(np.arange(d), i)
+            rest = np.where(bits[None, :, :], hi[:, None, others], lo[:, None, others])
+            ui = (1.0 - np.einsum("nbk,nk->nb", rest, P[:, others])) / P[:, i:i + 1]
+            ok = (ui >= lo[:, i:i + 1] * (1 - 1e-12)) & (ui <= hi[:, i:i + 1] * (1 + 1e-12))
+            U = np.empty(rest.shape[:2] + (d,))
+            U[:, :, others] = rest
+            U[:, :, i] = np.clip(ui, lo[:, i:i + 1], hi[:, i:i + 1])
+            Us.append(U)
+            oks.append(ok)
+        return np.concatenate(Us, axis=1), np.concatenate(oks, axis=1)
+
+    def batch_leakage(self, P, q):
+        """Only for G = X (the batch templates); the largest |log lift| per channel."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lam = np.einsum("nd,ndm->nm", P, q)
+            lift = np.log(q) - np.log(lam)[:, None, :]
+            lift = np.where((q == 0) & (lam[:, None, :] == 0), 0.0, lift)
+        return np.abs(lift).max(axis=(1, 2))
 
     def leakage(self, problem, q):
         return max(lift_extremes(problem.secret, q))
@@ -152,7 +183,7 @@ class BPLIP(Notion):
     keys: ClassVar[tuple[str, ...]] = ("epsilon", "priors", "prior_lower", "prior_upper", "scenarios")
 
     def __post_init__(self):
-        object.__setattr__(self, "epsilon", as_epsilon("epsilon", self.epsilon))
+        super().__post_init__()
         given = [k for k in ("priors", "scenarios") if getattr(self, k) is not None]
         if self.prior_lower is not None or self.prior_upper is not None:
             given.append("prior_lower/prior_upper")
@@ -177,6 +208,11 @@ class BPLIP(Notion):
             P = box_vertices(as_vector(f"{key}.prior_lower", self.prior_lower, k),
                              as_vector(f"{key}.prior_upper", self.prior_upper, k), key)
         return [Joint(p, base) for p in P]
+
+    @classmethod
+    def example(cls, d, epsilon, rng, latent_k=None):
+        return {"notion": cls.name, "epsilon": epsilon,
+                "priors": rng.dirichlet(np.ones(latent_k or d), size=int(rng.integers(1, 4))).tolist()}
 
     def binding_scenarios(self, problem) -> list[Joint]:
         """The scenarios without the dominated priors (for constraints; audits use them all).
@@ -276,7 +312,11 @@ class WCLIP(BPLIP):
     keys: ClassVar[tuple[str, ...]] = ("epsilon",)
 
     def __post_init__(self):
-        object.__setattr__(self, "epsilon", as_epsilon("epsilon", self.epsilon))
+        Notion.__post_init__(self)  # no prior set to check: it is the whole simplex
+
+    @classmethod
+    def example(cls, d, epsilon, rng, latent_k=None):
+        return Notion.example.__func__(cls, d, epsilon, rng, latent_k)
 
     def scenarios_for(self, problem, key: str = "wc-lip"):
         return [Joint.identity(v) for v in np.eye(problem.d)]
@@ -286,7 +326,7 @@ class WCLIP(BPLIP):
         return per_column(self.column_rows(problem), problem.m)
 
     def to_table(self):
-        return {"notion": self.name, "epsilon": self.epsilon}
+        return Notion.to_table(self)
 
 
 @dataclass(frozen=True)
@@ -300,10 +340,9 @@ class ALIP(Notion):
     epsilon_upper: float
     name: ClassVar[str] = "alip"
     keys: ClassVar[tuple[str, ...]] = ("epsilon_lower", "epsilon_upper")
-
-    def __post_init__(self):
-        object.__setattr__(self, "epsilon_lower", as_epsilon("epsilon_lower", self.epsilon_lower, allow_zero=True))
-        object.__setattr__(self, "epsilon_upper", as_epsilon("epsilon_upper", self.epsilon_upper, allow_zero=True))
+    budget_keys: ClassVar[tuple[str, ...]] = ("epsilon_lower", "epsilon_upper")
+    zero_budget: ClassVar[bool] = True
+    budget_free: ClassVar[bool] = True
 
     def column_rows(self, problem):
         return lip_rows(problem.secret, self.epsilon_upper, self.epsilon_lower)
@@ -322,9 +361,6 @@ class ALIP(Notion):
 
     def budget(self):
         return {"lower": self.epsilon_lower, "upper": self.epsilon_upper}
-
-    def to_table(self):
-        return {"notion": self.name, "epsilon_lower": self.epsilon_lower, "epsilon_upper": self.epsilon_upper}
 
 
 @dataclass(frozen=True)
@@ -347,7 +383,7 @@ class ApproxLIP(Notion):
     homogeneous: ClassVar[bool] = False
 
     def __post_init__(self):
-        object.__setattr__(self, "epsilon", as_epsilon("epsilon", self.epsilon))
+        super().__post_init__()
         delta = self.delta
         if isinstance(delta, bool) or not isinstance(delta, (int, float, np.floating)) or not 0 <= delta < 1:
             raise ProblemError(f"delta must be a number in [0, 1), got {delta!r}")
@@ -360,9 +396,6 @@ class ApproxLIP(Notion):
         ones_P = np.ones((T.shape[0], 1)) * P[None, :]
         e = np.exp(self.epsilon)
         return T, ones_P, e
-
-    def column_rows(self, problem):
-        raise ProblemError("approx-lip is not homogeneous in the columns of q")
 
     def linear(self, problem) -> LinearBlock:
         T, ones_P, e = self._sides(problem)
@@ -401,19 +434,10 @@ class ApproxLIP(Notion):
     def budget(self):
         return self.delta
 
+    @classmethod
+    def example(cls, d, epsilon, rng, latent_k=None):
+        return {"notion": cls.name, "epsilon": epsilon, "delta": float(rng.uniform(0, 0.2)),
+                "form": str(rng.choice(["pointwise", "set"]))}
+
     def to_table(self):
         return {"notion": self.name, "epsilon": self.epsilon, "delta": self.delta, "form": self.form}
-
-
-def parse_lip_family(cls, table: dict, key: str):
-    check_keys(table, cls.keys, key)
-    if cls is BPLIP:
-        return BPLIP(require(table, "epsilon", key), priors=table.get("priors"),
-                     prior_lower=table.get("prior_lower"), prior_upper=table.get("prior_upper"),
-                     scenarios=table.get("scenarios"))
-    if cls is ALIP:
-        return ALIP(require(table, "epsilon_lower", key), require(table, "epsilon_upper", key))
-    if cls is ApproxLIP:
-        return ApproxLIP(require(table, "epsilon", key), require(table, "delta", key),
-                         table.get("form", "pointwise"))
-    return cls(require(table, "epsilon", key))

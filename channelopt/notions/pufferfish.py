@@ -9,8 +9,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import ProblemError
-from ..problem import Joint, as_epsilon
-from .base import LinearBlock, Notion, check_keys, require
+from ..problem import Joint
+from .base import LinearBlock, Notion
 
 
 @dataclass(frozen=True)
@@ -29,9 +29,6 @@ class Pufferfish(Notion):
     pairs: Any = None
     name: ClassVar[str] = "pufferfish"
     keys: ClassVar[tuple[str, ...]] = ("epsilon", "scenarios", "pairs")
-
-    def __post_init__(self):
-        object.__setattr__(self, "epsilon", as_epsilon("epsilon", self.epsilon))
 
     def validate(self, problem, key):
         self.constrained_pairs(problem, key)
@@ -123,8 +120,3 @@ class Pufferfish(Notion):
         if self.pairs is not None:
             out["pairs"] = np.asarray(self.pairs).tolist()
         return out
-
-
-def parse_pufferfish(cls, table: dict, key: str):
-    check_keys(table, cls.keys, key)
-    return Pufferfish(require(table, "epsilon", key), scenarios=table.get("scenarios"), pairs=table.get("pairs"))

@@ -1,0 +1,96 @@
+"""The solver registry: one table of the backends that solve channelopt's programs.
+
+Each `Backend` says which problem kinds it accepts ("lp": every notion linear; "conic": some
+notion convex but not linear), its options, whether it belongs to the automatic fallback chain,
+and how to call it on a `methods.lp.Program`. Validation of `solver` names, the fallback order,
+the CLI's `--solver` choices and the benchmark all read this table: adding a solver is one entry.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass, field
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class Backend:
+    """One solver.
+
+    Attributes
+    ----------
+    name : str
+        The name users give (`solver.name`, `solve(solver=...)`, `--solver`).
+    kinds : frozenset of str
+        Problem kinds it solves: "lp" and/or "conic".
+    module : str
+        The Python module it needs (availability is checked by import lookup, not by importing).
+    run : callable
+        `run(program, problem, options) -> methods.lp.RawSolution`.
+    options : dict
+        Options passed on every call (tolerances tighter than the libraries' defaults: channel
+        entries feed log-ratios in the re-audit).
+    fallback : bool
+        Whether the automatic chain tries it (in table order) when an earlier solver fails.
+    """
+
+    name: str
+    kinds: frozenset
+    module: str
+    run: Callable
+    options: dict = field(default_factory=dict)
+    fallback: bool = True
+
+    def available(self) -> bool:
+        return importlib.util.find_spec(self.module) is not None
+
+    def __call__(self, program, problem):
+        return self.run(program, problem, self.options)
+
+
+def _highs(program, problem, options):
+    from .methods.lp import solve_highs
+
+    return solve_highs(program, ipm=options.get("solver") == "ipm")
+
+
+def _cvxpy(name: str):
+    def run(program, problem, options):
+        from .methods.lp import solve_cvxpy
+
+        return solve_cvxpy(program, problem, name, options)
+    return run
+
+
+LP, CONIC = frozenset({"lp"}), frozenset({"lp", "conic"})
+
+BACKENDS: dict[str, Backend] = {b.name: b for b in (
+    Backend("HIGHS", LP, "highspy", _highs),
+    Backend("HIGHS-IPM", LP, "highspy", _highs, {"solver": "ipm"}, fallback=False),
+    Backend("CLARABEL", CONIC, "clarabel", _cvxpy("CLARABEL"),
+            {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}),
+    Backend("ECOS", CONIC, "ecos", _cvxpy("ECOS"), {"abstol": 1e-10, "reltol": 1e-10, "feastol": 1e-10}),
+    Backend("SCS", CONIC, "scs", _cvxpy("SCS"), {"max_iters": 20000, "eps_abs": 1e-9, "eps_rel": 1e-9}),
+)}
+"""Every backend, in fallback order."""
+
+SOLVERS = ("auto", *BACKENDS)
+"""The accepted solver names: "auto" (the fallback chain) or a backend."""
+
+
+def fallback_order(kind: str) -> list[str]:
+    """The automatic chain for a problem kind ("lp" or "conic")."""
+    return [b.name for b in BACKENDS.values() if b.fallback and kind in b.kinds]
+
+
+def attempt_order(kind: str, solver: str | None, fallback: bool) -> list[str]:
+    """The solvers to try, in order: the named one first (then the chain, if `fallback`)."""
+    from .errors import ProblemError
+
+    order = fallback_order(kind)
+    if solver in ("auto", None):
+        return order if fallback else order[:1]
+    if kind not in BACKENDS[solver].kinds:
+        raise ProblemError(f"solver.name {solver!r} cannot solve this problem: a notion needs a conic "
+                           f"solver ({', '.join(fallback_order('conic'))})")
+    return [solver] + [s for s in order if s != solver] if fallback else [solver]
