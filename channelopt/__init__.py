@@ -11,12 +11,12 @@ from .errors import ChannelOptError, ProblemError, SolverError
 from .io import load_problem, problem_from_dict
 from .notions import ALIP, BPLIP, DI, IDLDP, LDP, LIP, MIL, MIP, WCLIP, ApproxLIP, Pufferfish
 from .problem import Joint, Problem
-from .methods import Result, solve
+from .methods import Certificate, Result, solve
 from .sweep import sweep
 from .utility import Bayes, Distortion
 
 __version__ = "0.1.0"
 
-__all__ = ["ALIP", "Audit", "BPLIP", "ChannelOptError", "DI", "Distortion", "IDLDP", "Joint", "LDP", "LIP",
+__all__ = ["ALIP", "Audit", "BPLIP", "Certificate", "ChannelOptError", "DI", "Distortion", "IDLDP", "Joint", "LDP", "LIP",
            "MIL", "MIP", "ProblemError", "Problem", "Pufferfish", "Result", "SolverError", "WCLIP",
            "ApproxLIP", "Bayes", "audit", "load_problem", "problem_from_dict", "solve", "sweep"]

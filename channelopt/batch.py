@@ -306,19 +306,18 @@ def process_chunk(template: Problem, P: np.ndarray) -> dict:
         out["method"][rows] = METHODS.index("critical-region")
         out["leakage"][rows, 0] = leak
     from .methods import method_for
-    from .sweep import _chunk
+    from .sweep import solve_points
 
     rest = np.flatnonzero(~done)
     # one HiGHS instance for the chunk, each user's simplex warm-started from the previous basis
     warm = method_for(template) == "lp" and template.solver in ("auto", "HIGHS")
-    results = _chunk([dataclasses.replace(template, prior=P[i]) for i in rest], None, warm, False)
+    results = solve_points([dataclasses.replace(template, prior=P[i]) for i in rest], None, warm, False)
     for i, r in zip(rest, results):
         if r.channel is not None:
             out["channel"][i, :, : r.channel.shape[1]] = r.channel
             out["objective"][i] = r.objective
             out["leakage"][i] = [r.leakage.get(key, np.nan) for key in leakage_keys(template.privacy)]
-        cert = r.certificate or {}
-        b = cert.get("lower_bound", cert.get("upper_bound"))
+        b = r.certificate.bound if r.certificate else None
         out["bound"][i] = np.nan if b is None else b
         out["status"][i] = STATUS.index(r.status) if r.status in STATUS else STATUS.index("solver-failed")
     return out

@@ -150,11 +150,10 @@ def _solve(args) -> int:
                 print(f"leakage {k}: {_fmt_leak(v)}  [{mark}]")
         if result.certificate:
             c = result.certificate
-            side = "lower_bound" if "lower_bound" in c else "upper_bound" if "upper_bound" in c else None
-            if side:
-                print(f"certificate: {c['method']}, {side.replace('_', ' ')} {c[side]:.10g}, gap {c['gap']:.3g}")
+            if c.bound is not None:
+                print(f"certificate: {c.method}, {c.side.replace('_', ' ')} {c.bound:.10g}, gap {c.gap:.3g}")
             else:
-                print(f"certificate: {c['method']}: {c.get('note', '')}")
+                print(f"certificate: {c.method}: {c.note}")
         print(f"solver:    {result.solver} via {result.method}, {result.time_s:.3f} s")
     return 0 if result.status in ("optimal", "local") else 1
 
@@ -170,8 +169,8 @@ def _audit(args) -> int:
     if problem.utility is not None and q.shape[1] == problem.m:
         doc["objective"] = problem.utility.evaluate(problem, q)
     if args.json:
-        from .methods.result import _jsonable
-        print(json.dumps(_jsonable(doc), indent=2))
+        from .io import jsonable
+        print(json.dumps(jsonable(doc), indent=2))
     else:
         for k, v in report.leakage.items():
             print(f"{k}: {_fmt_leak(v)}  [{'ok' if report.satisfied[k] else 'VIOLATED'}]")
@@ -273,8 +272,7 @@ def _sweep(args) -> int:
             "time_s"] + [f"leakage_{k}" for k in keys]
     rows = []
     for i, r in enumerate(results):
-        c = r.certificate or {}
-        b = c.get("lower_bound", c.get("upper_bound"))
+        b = r.certificate.bound if r.certificate else None
         x = kw["epsilon"][i] if args.epsilon is not None else " ".join(f"{v:g}" for v in kw["priors"][i])
         rows.append([i, x, r.status, r.objective, b, r.time_s] + [r.leakage.get(k) for k in keys])
     if args.out:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 import tempfile
 import tomllib
@@ -151,3 +152,22 @@ def check_writable(path, key: str, directory: bool = False) -> Path:
     if not directory and path.exists() and not os.access(path, os.W_OK):
         raise ProblemError(f"{key} {str(path)!r} is not writable")
     return path
+
+
+def jsonable(v):
+    """v with NumPy scalars and arrays as plain Python values, +-inf as "Infinity" / "-Infinity"
+    and NaN as null (the JSON contract, CLI.md)."""
+    if isinstance(v, dict):
+        return {k: jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [jsonable(x) for x in v]
+    if isinstance(v, np.ndarray):
+        return jsonable(v.tolist())
+    if isinstance(v, (np.floating, float)):
+        v = float(v)
+        return v if math.isfinite(v) else ("Infinity" if v > 0 else "-Infinity") if not math.isnan(v) else None
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.bool_):
+        return bool(v)
+    return v

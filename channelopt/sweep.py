@@ -26,7 +26,7 @@ import time
 import numpy as np
 
 from .errors import ProblemError
-from .methods import _finish, method_for, solve
+from .methods import finish, method_for, solve
 from .methods.lp import build, new_highs, solve_highs
 from .problem import Problem, as_epsilon
 
@@ -77,15 +77,17 @@ def sweep(problem: Problem, epsilon=None, priors=None, *, solver: str | None = N
     chosen = problem.solver if solver is None else solver
     warm = warm and method_for(problem) == "lp" and chosen in ("auto", "HIGHS")
     if n_jobs == 1 or len(probs) < 2:
-        return _chunk(probs, solver, warm, progress)
+        return solve_points(probs, solver, warm, progress)
     from joblib import Parallel, delayed
 
     chunks = [list(c) for c in np.array_split(np.arange(len(probs)), min(n_jobs, len(probs)))]
-    parts = Parallel(n_jobs=n_jobs)(delayed(_chunk)([probs[i] for i in c], solver, warm, False) for c in chunks)
+    parts = Parallel(n_jobs=n_jobs)(delayed(solve_points)([probs[i] for i in c], solver, warm, False) for c in chunks)
     return [r for part in parts for r in part]
 
 
-def _chunk(probs: list[Problem], solver, warm: bool, progress: bool) -> list:
+def solve_points(probs: list[Problem], solver, warm: bool, progress: bool) -> list:
+    """Solve problems in order (one Result each); with `warm`, one HiGHS instance whose simplex
+    starts from the previous point's basis (the sweep and batch path for LP problems)."""
     from tqdm import tqdm
 
     out = []
@@ -104,7 +106,7 @@ def _chunk(probs: list[Problem], solver, warm: bool, progress: bool) -> list:
             out.append(solve(p, solver))
             basis, shape = None, None
             continue
-        result = _finish(p, prog, raw, "HIGHS", "lp", with_measures=False)
+        result = finish(p, prog, raw, "HIGHS", "lp", with_measures=False)
         if result.status != "optimal":  # never return a warm result that is not certified
             out.append(solve(p, solver))
             continue

@@ -214,9 +214,9 @@ def test_bad_time_limit_is_an_input_error(bad):
 
 
 def test_progress_bar_reports_rounds_on_stderr(monkeypatch, capsys):
-    import channelopt.methods as methods
+    from channelopt.methods import frontend
 
-    monkeypatch.setattr(methods, "PROGRESS_DELAY", 0.0)
+    monkeypatch.setattr(frontend, "PROGRESS_DELAY", 0.0)
     P = np.random.default_rng(1).dirichlet(np.ones(40))
     p = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Bayes("bayes-mse"))
     co.solve(p, progress=True)

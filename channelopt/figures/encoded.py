@@ -73,8 +73,8 @@ def tdsc_fig10(quick: bool) -> Figure:
         best = solve(Problem(prior=P, privacy=[LIP(eps)], utility=HIST), time_limit=5.0 if quick else 60.0,
                      progress=False)
         f.add(panel, "eps-LIP optimum over all channels (posterior LP)", d, best.objective, status=best.status,
-              gap=best.certificate["gap"])
-        f.add(panel, "eps-LIP optimum: certified lower bound", d, best.certificate["lower_bound"])
+              gap=best.certificate.gap)
+        f.add(panel, "eps-LIP optimum: certified lower bound", d, best.certificate.bound)
         lip, ldp, bad = _lh(P, g, eps, hashing.draw(d, g, rng, size=n_hash))
         f.add(panel, f"LH-LIP closed form (Prop 3, g = {g}, mean of {n_hash} hashes)", d, lip.mean(),
               feasible=bad == 0, infeasible_hashes=bad)
@@ -163,8 +163,8 @@ def idldp_fig2(quick: bool) -> Figure:
             best = solve(Problem(prior=generating[name], privacy=[LDP(eps)], utility=HIST),
                          time_limit=5.0 if quick else 30.0, progress=False)
             f.add(name, "LDP optimum over all channels (MMSE curator)", eps, best.objective, status=best.status,
-                  gap=best.certificate["gap"])
-            f.add(name, "LDP optimum: certified lower bound", eps, best.certificate["lower_bound"])
+                  gap=best.certificate.gap)
+            f.add(name, "LDP optimum: certified lower bound", eps, best.certificate.bound)
         x = draw()
         true = np.bincount(x, minlength=m)
         budgets = item_budgets(m, 1.0, rng)

@@ -25,6 +25,7 @@ import numpy as np
 from ..errors import SolverError
 from ..utility import entropy_rows
 from .structured import MAX_NODES, SEPARABLE, Family
+from .result import PosteriorSolution
 
 GAP_TOL = 1e-9
 """Stop when the bound is within this of the value, relative to the utility's natural scale."""
@@ -195,9 +196,9 @@ def column_generation(problem, fam: Family, time_limit: float = 60.0, progress=N
             priced = fam.price(sc.kind, mu, sc.h)
             info = {"rounds": 0, "columns": len(V), "pricing_nodes": priced.nodes,
                     "pricing": fam.name + "-structured", "stopped": "time_limit"}
-            return V, w, sc.gain(float(sc.phi(V) @ w)), sc.gain(float(mu @ P + priced.upper)), info
+            return PosteriorSolution(V, w, sc.gain(float(sc.phi(V) @ w)), sc.gain(float(mu @ P + priced.upper)), info)
     master, w, value, bound, info = _generate(P, fam, sc, deadline, progress, max_rounds, GAP_TOL, start)
-    return master.V, w, sc.gain(value), sc.gain(bound), info
+    return PosteriorSolution(master.V, w, sc.gain(value), sc.gain(bound), info)
 
 
 def _coarse_start(P, fam: Family, h, deadline):

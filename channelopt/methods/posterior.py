@@ -28,6 +28,7 @@ from scipy.optimize import linprog
 from scipy.spatial import HalfspaceIntersection, QhullError
 
 from ..errors import ProblemError, SolverError
+from .result import PosteriorSolution
 
 VERTEX_TOL = 1e-9
 """A vertex from Qhull is kept if it violates no constraint by more than this (then projected)."""
@@ -364,13 +365,13 @@ def column_generation(problem, A: np.ndarray, max_rounds: int = MAX_ROUNDS, time
             progress(rounds, (bound - value) / max(1.0, abs(value)))
         if bound - value <= GAP_TOL * max(1.0, abs(value)) or not new:
             info = {"rounds": rounds, "columns": len(cols), "pricing_nodes": nodes_total}
-            return V, w, value, bound, info
+            return PosteriorSolution(V, w, value, bound, info)
         cols.extend(new)
         if time.perf_counter() - t_start > time_limit:
-            return V, w, value, bound, {"rounds": rounds, "columns": len(cols), "pricing_nodes": nodes_total,
-                                        "stopped": "time_limit"}
+            return PosteriorSolution(V, w, value, bound, {"rounds": rounds, "columns": len(cols),
+                                                          "pricing_nodes": nodes_total, "stopped": "time_limit"})
     info = {"rounds": max_rounds, "columns": len(cols), "pricing_nodes": nodes_total, "stopped": "max_rounds"}
-    return V, w, value, bound, info
+    return PosteriorSolution(V, w, value, bound, info)
 
 
 CLOSED_FORM_LIMIT = 300_000
@@ -398,4 +399,4 @@ def enumerate_and_solve(problem, A: np.ndarray, V: np.ndarray | None = None):
         V = vertices(A, P)
     gains = problem.utility.phi(problem, V)
     w, mu = master_lp(V, gains, P)
-    return V, w, float(gains @ w), upper_bound(mu, P, V, gains), {"vertices": len(V)}
+    return PosteriorSolution(V, w, float(gains @ w), upper_bound(mu, P, V, gains), {"vertices": len(V)})

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
+
+from ..io import jsonable
 
 NEGATIVE_TOL = 1e-9
 """Entries in [-NEGATIVE_TOL, 0) are solver noise and set to 0; anything more negative is an error."""
@@ -43,24 +45,69 @@ def clean(q: np.ndarray) -> tuple[np.ndarray | None, str]:
     return q / sums[:, None], ""
 
 
-def _jsonable(v):
-    if isinstance(v, dict):
-        return {k: _jsonable(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_jsonable(x) for x in v]
-    if isinstance(v, np.ndarray):
-        return _jsonable(v.tolist())
-    if isinstance(v, (np.floating, float)):
-        v = float(v)
-        return v if math.isfinite(v) else ("Infinity" if v > 0 else "-Infinity") if not math.isnan(v) else None
-    if isinstance(v, np.integer):
-        return int(v)
-    if isinstance(v, np.bool_):
-        return bool(v)
-    return v
+class PosteriorSolution(NamedTuple):
+    """The posterior-space LP's answer (vertex enumeration, column generation or the orbit LP).
+
+    V : (k, d) posteriors used; w : (k,) their weights (sum_j w_j V_j = prior);
+    gain : the achieved gain sum_j w_j phi(V_j); bound : a certified upper bound on the gain
+    (`Bayes.gain` units); info : how it was found (algorithm, rounds, columns, stop reason...).
+    """
+
+    V: np.ndarray
+    w: np.ndarray
+    gain: float
+    bound: float
+    info: dict
 
 
 @dataclass
+class Certificate:
+    """How a result's optimality is known.
+
+    method : "lp-duality", "posterior-lp", "relaxation-bound" or "convex-program".
+    bound : the certified bound on the objective (None when the method gives none).
+    sense : "min" (bound is a lower bound) or "max" (an upper bound), the utility's sense.
+    gap : |objective - bound| for the returned channel.
+    note : what the certificate does not cover.
+    details : method-specific facts (algorithm, rounds, columns, pricing, stop reason...).
+
+    The JSON form keeps the contract's keys: method, lower_bound or upper_bound, gap, note, then
+    the details; `cert["gap"]` and `cert.get(key)` read that form.
+    """
+
+    method: str
+    bound: float | None = None
+    sense: str = "min"
+    gap: float | None = None
+    note: str = ""
+    details: dict = field(default_factory=dict)
+
+    @property
+    def side(self) -> str:
+        """The JSON key of the bound: "lower_bound" or "upper_bound"."""
+        return "lower_bound" if self.sense == "min" else "upper_bound"
+
+    def to_json(self) -> dict:
+        out: dict = {"method": self.method}
+        if self.bound is not None:
+            out[self.side] = self.bound
+        if self.gap is not None:
+            out["gap"] = self.gap
+        if self.note:
+            out["note"] = self.note
+        return {**out, **self.details}
+
+    def __getitem__(self, key):
+        return self.to_json()[key]
+
+    def __contains__(self, key):
+        return key in self.to_json()
+
+    def get(self, key, default=None):
+        return self.to_json().get(key, default)
+
+
+@dataclass(kw_only=True)
 class Result:
     """What `solve` returns.
 
@@ -81,7 +128,7 @@ class Result:
     leakage: dict = field(default_factory=dict)
     satisfied: dict = field(default_factory=dict)
     measures: dict = field(default_factory=dict)
-    certificate: dict | None = None
+    certificate: Certificate | None = None
     solver: str = ""
     method: str = ""
     time_s: float = 0.0
@@ -102,9 +149,9 @@ class Result:
             "satisfied": self.satisfied,
         }
         if self.certificate is not None:
-            out["certificate"] = self.certificate
+            out["certificate"] = self.certificate.to_json()
         out.update({"solver": self.solver, "method": self.method, "time_s": self.time_s,
                     "timings": self.timings, "attempts": self.attempts, "measures": self.measures})
         if self.message:
             out["message"] = self.message
-        return _jsonable(out)
+        return jsonable(out)

@@ -30,6 +30,7 @@ import math
 import numpy as np
 
 from .structured import SEPARABLE, Family, LDPCone
+from .result import PosteriorSolution
 
 MAX_TYPES = 300_000
 """Largest number of vertex types enumerated."""
@@ -132,7 +133,7 @@ def solve_orbits(problem, fam: Family, kind: str, h: np.ndarray | None):
     gains = Scaled(kind, h).phi(V)
     w, _ = master_lp(V, gains, P)
     info = {"orbits": int(k), "types": int(len(A)), "rotations": int(period)}
-    return V, w, float(gains @ w), bound, info
+    return PosteriorSolution(V, w, float(gains @ w), bound, info)
 
 
 def _phi(kind, p, hc, A, n_low, inside, up, low, fval):

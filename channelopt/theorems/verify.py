@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ChannelOptError
-from ..methods.result import _jsonable
+from ..io import jsonable
 from . import Outcome, Theorem
 from .check import VERIFY_TOL
 
@@ -65,7 +65,7 @@ class Report:
         if w is not None:
             out["worst"] = {"kind": w.kind, "inputs": w.inputs, "claimed": w.claimed, "optimum": w.optimum,
                             "leakage_of_claim": w.leakage_of_claim, "gap": w.gap}
-        return _jsonable(out)
+        return jsonable(out)
 
 
 def run(theorems: list[Theorem], quick: bool = False, progress: bool = True) -> list[Report]:
@@ -86,7 +86,7 @@ def run(theorems: list[Theorem], quick: bool = False, progress: bool = True) -> 
         try:
             rep.outcomes.append(rep.theorem.check(case))
         except ChannelOptError as e:     # a case that cannot be judged is reported, never guessed
-            rep.errors.append(f"{json.dumps(_jsonable(case))}: {e}")
+            rep.errors.append(f"{json.dumps(jsonable(case))}: {e}")
     return reports
 
 

@@ -1,0 +1,400 @@
+"""Solver front-end: choose the method, run the solvers (with fallback), clean, re-audit, certify.
+
+Methods:
+  "posterior-lp"  a Bayes utility (bayes-mse, histogram-mse, mutual-information, map) and only
+          column-homogeneous notions: the posterior-space LP (docs/reliability.md), by vertex
+          enumeration for d <= ENUMERATE_MAX_D and by column generation with certified pricing
+          above. Certified global optimum with an explicit bound and gap.
+  "local" a Bayes utility with a notion that is not column-homogeneous (approx-lip, mil, mip), or
+          an output alphabet smaller than the certified optimum needs: multi-start SLSQP on q, a
+          local solution (status "local"), with the bound of the posterior-space LP of the
+          homogeneous notions alone (a relaxation) and the gap to it.
+  "lp"    every notion is linear and the utility is an expected distortion: one LP, solved by
+          HiGHS by default. The optimum is certified by a dual bound computed here from the
+          solver's multipliers (weak duality: valid whatever the solver did).
+  "conic" some notion is convex but not linear (MIP): cvxpy with an exponential-cone solver.
+          Convex, so the solver's optimum is global up to its tolerance; no independent bound.
+
+Fallback order (used when a solver fails, or its channel fails the cleaning or the re-audit):
+the backends of `solvers.BACKENDS` that accept the problem kind, in table order (LP: HIGHS,
+CLARABEL, ECOS, SCS; conic: CLARABEL, ECOS, SCS). A solver named by the user is tried first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..audit import audit
+from ..errors import ProblemError, SolverError
+from ..problem import Problem
+from ..solvers import BACKENDS, SOLVERS, attempt_order
+from ..utility import entropy_rows
+from .colgen import column_generation as structured_column_generation
+from .local import local_search
+from .lp import Program, RawSolution, build
+from .posterior import (TIME_LIMIT, channel_from_weights, closed_form_vertices, column_generation,
+                        enumerate_and_solve, posterior_rows)
+from .result import Certificate, PosteriorSolution, Result, clean
+from .structured import Family, family_for
+from .symmetry import solve_orbits
+
+ENUMERATE_MAX_D = 8
+"""Largest alphabet whose admissible-posterior vertices are enumerated by default."""
+POSTERIOR_CHOICES = ("auto", "enumerate", "columns", "structured")
+
+
+def method_for(problem: Problem) -> str:
+    """"posterior-lp", "local", "lp" or "conic" (see the module docstring)."""
+    if problem.utility is None:
+        raise ProblemError("utility is required to solve (add a [utility] table)")
+    if not problem.utility.linear:
+        return "posterior-lp" if all(n.homogeneous for n in problem.privacy) else "local"
+    return "lp" if all(n.linear_form for n in problem.privacy) else "conic"
+
+
+def solve(problem: Problem, solver: str | None = None, *, fallback: bool = True,
+          bayes_options: dict | None = None, time_limit: float | None = None,
+          progress: bool | None = None) -> Result:
+    """The optimal channel for `problem`, re-audited before it is returned.
+
+    Parameters
+    ----------
+    solver : None (the problem's own choice, default "auto") or one of `solvers.SOLVERS`.
+    fallback : try the next solver in the documented order when one fails or is inaccurate.
+    bayes_options : for Bayes utilities, e.g. {"posterior": "enumerate" | "columns" | "structured"},
+        {"starts": 20, "seed": 0} for the local method.
+    time_limit : seconds for the certified Bayes search (default `posterior.TIME_LIMIT`); when it
+        runs out the best channel found is returned with status "local" and a valid bound.
+    progress : a progress bar on stderr for long Bayes solves (default: when stderr is a terminal).
+    """
+    solver = problem.solver if solver is None else solver
+    if solver not in SOLVERS:
+        raise ProblemError(f"solver must be one of {', '.join(SOLVERS)}, got {solver!r}")
+    if time_limit is not None:
+        if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float, np.integer, np.floating)) \
+                or not np.isfinite(time_limit) or time_limit <= 0:
+            raise ProblemError(f"time_limit must be a positive finite number of seconds, got {time_limit!r}")
+        time_limit = float(time_limit)
+    t0 = time.perf_counter()
+    method = method_for(problem)
+    if method in ("posterior-lp", "local"):
+        result = solve_bayes(problem, method, time_limit=time_limit, progress=progress, **(bayes_options or {}))
+    else:
+        result = solve_program(problem, method, solver, fallback)
+    result.time_s = time.perf_counter() - t0
+    result.timings["total_s"] = result.time_s
+    return result
+
+
+# ---- LP and conic problems ---------------------------------------------------------------------
+
+def solve_program(problem: Problem, method: str, solver: str, fallback: bool) -> Result:
+    """One program, through the solvers in `attempt_order` until one is certified optimal."""
+    t0 = time.perf_counter()
+    prog = build(problem)
+    t_compile = time.perf_counter() - t0
+    attempts, best = [], None
+    for name in attempt_order(method, solver, fallback):
+        t1 = time.perf_counter()
+        raw = BACKENDS[name](prog, problem)
+        t_solve = time.perf_counter() - t1
+        record = {"solver": name, "status": raw.status, "solve_s": t_solve, "message": raw.message}
+        attempts.append(record)
+        if raw.status == "infeasible":
+            best = (Result(status="infeasible", solver=name, method=method,
+                           message=f"no channel satisfies all privacy notions together ({name}: {raw.message})"),
+                    t_solve)
+            break
+        if raw.status == "failed":
+            continue
+        result = finish(problem, prog, raw, name, method)
+        record["status"] = result.status
+        if result.message:
+            record["message"] = result.message
+        best = (result, t_solve)
+        if result.status == "optimal":
+            break
+    if best is None:
+        result = Result(status="solver-failed", method=method, message="every solver failed: " + "; ".join(
+            f"{a['solver']}: {a['message']}" for a in attempts))
+        t_solve = sum(a["solve_s"] for a in attempts)
+    else:
+        result, t_solve = best
+    result.attempts = attempts
+    result.timings = {"compile_s": t_compile, "solve_s": t_solve}
+    return result
+
+
+def finish(problem: Problem, prog: Program, raw: RawSolution, solver: str, method: str,
+           with_measures: bool = True) -> Result:
+    """A solver's raw answer as a Result: cleaned, re-audited, certified (LP duality) or not."""
+    q, why = clean(prog.channel(raw.z))
+    if q is None:
+        return Result(status="inaccurate", solver=solver, method=method, message=f"{solver}: {why}")
+    report = audit(problem, q, with_measures=with_measures)
+    objective = problem.utility.evaluate(problem, q)
+    certificate = None
+    if method == "lp" and raw.y_ub is not None and raw.y_eq is not None:
+        bound = prog.dual_bound(raw.y_ub, raw.y_eq)
+        certificate = Certificate("lp-duality", bound, "min", objective - bound)
+    elif method == "conic":
+        certificate = Certificate("convex-program", note=f"global optimum of a convex program up to "
+                                                         f"{solver}'s tolerance; no independent bound")
+    status, message = "optimal", ""
+    failed = audit_failure(problem, report)
+    if failed:
+        status, message = "inaccurate", f"{solver}: {failed}"
+    elif raw.status != "optimal":
+        status, message = "inaccurate", f"{solver} reported {raw.message}"
+    return Result(status=status, channel=q, objective=objective, leakage=report.leakage,
+                  satisfied=report.satisfied, measures=report.measures, certificate=certificate,
+                  solver=solver, method=method, message=message)
+
+
+def audit_failure(problem: Problem, report) -> str:
+    """"" when every notion holds, else which fail (with their leakage) and why they may."""
+    failed = [k for k, ok in report.satisfied.items() if not ok]
+    if not failed:
+        return ""
+    return "re-audit fails for " + ", ".join(
+        f"{k} (leakage {report.leakage[k]!r})" for k in failed) + conditioning_hint(problem)
+
+
+# ---- Bayes utilities ---------------------------------------------------------------------------
+
+@dataclass
+class Plan:
+    """How the posterior-space LP of the homogeneous notions (`relaxed`) is solved."""
+
+    relaxed: Problem
+    family: Family | None       # closed-form structure, priced by the structured column generation
+    rows: np.ndarray | None      # A with A @ post <= 0 (generic paths only)
+    closed: np.ndarray | None    # the notion's closed-form vertices, when small enough
+    enumerate_first: bool
+
+
+def solve_bayes(problem: Problem, method: str, posterior: str = "auto", starts: int = 20,
+                seed: int = 0, time_limit: float | None = None, progress: bool | None = None) -> Result:
+    """Bayes utilities: certified posterior-space LP, or a local solution with a relaxation bound.
+
+    posterior: "auto" (vertex enumeration for d <= ENUMERATE_MAX_D, else structured column
+    generation for one LIP (G = X) or LDP notion, else the notion's closed-form vertices or column
+    generation with generic pricing), "enumerate", "columns" (generic pricing) or "structured".
+
+    Steps: `plan_posterior` (which algorithm), `certified_optimum` (the posterior-space LP of the
+    homogeneous notions), `fit_problem` (local search when that optimum is not a solution of the
+    problem itself), `bayes_result` (clean, re-audit, certificate, status).
+    """
+    t0 = time.perf_counter()
+    if posterior not in POSTERIOR_CHOICES:
+        raise ProblemError(f"posterior must be 'auto', 'enumerate', 'columns' or 'structured', got {posterior!r}")
+    plan = plan_posterior(problem, posterior)
+    if plan.rows is not None and plan.rows.size and np.max(plan.rows @ problem.prior) > 1e-12:
+        # every channel's posteriors average to the prior, and K is convex: P must lie in K
+        return Result(status="infeasible", method=method, solver="HIGHS",
+                      message="no channel satisfies the notions: the prior itself is not an admissible posterior",
+                      timings={"solve_s": time.perf_counter() - t0})
+    try:
+        solved = certified_optimum(plan, posterior, TIME_LIMIT if time_limit is None else time_limit, progress)
+    except SolverError as e:
+        return Result(status="solver-failed", method=method, solver="HIGHS", message=str(e),
+                      attempts=[{"solver": "HIGHS", "status": "failed", "solve_s": time.perf_counter() - t0,
+                                 "message": str(e)}], timings={"solve_s": time.perf_counter() - t0})
+    t_solve = time.perf_counter() - t0
+    attempts = [{"solver": "HIGHS", "status": "optimal", "solve_s": t_solve, "message": solved.info["algorithm"]}]
+    q = channel_from_weights(solved.V, solved.w, problem.prior)
+    reasons = relaxation_reasons(problem, method, q)
+    if reasons:
+        q, record = fit_problem(problem, q, starts, seed)
+        record["solve_s"] = time.perf_counter() - t0 - t_solve
+        attempts.append(record)
+        if q is None:
+            return Result(status="solver-failed", method="local", attempts=attempts,
+                          message="local search found no feasible channel: " + "; ".join(reasons))
+    else:
+        q = np.hstack([q, np.zeros((problem.d, problem.m - q.shape[1]))])
+    result = bayes_result(problem, q, solved, reasons, method)
+    result.attempts = attempts
+    result.timings = {"solve_s": time.perf_counter() - t0}
+    return result
+
+
+def plan_posterior(problem: Problem, posterior: str) -> Plan:
+    """The homogeneous notions' problem and the algorithm for its posterior-space LP."""
+    homogeneous = [n for n in problem.privacy if n.homogeneous]
+    relaxed = Problem(prior=problem.prior, latent=problem.latent, values=problem.values, privacy=homogeneous,
+                      utility=problem.utility, output_size=problem.output_size)
+    family = family_for(relaxed)
+    if posterior == "structured" and family is None:
+        raise ProblemError("posterior = 'structured' needs a single lip notion with G = X or a single ldp notion")
+    use_family = family is not None and (posterior == "structured" or (
+        posterior == "auto" and problem.d > ENUMERATE_MAX_D and not family.prefers_vertices(problem.utility.kind)))
+    if use_family:
+        # the structured path never needs the constraint rows (d (d - 1) x d for LDP); the prior
+        # is always admissible there (u = 1 lies in the box)
+        return Plan(relaxed, family, None, None, False)
+    rows = posterior_rows(relaxed)
+    closed = closed_form_vertices(relaxed)
+    enumerate_first = posterior == "enumerate" or (
+        posterior == "auto" and (problem.d <= ENUMERATE_MAX_D or closed is not None))
+    return Plan(relaxed, None, rows, closed, enumerate_first)
+
+
+def certified_optimum(plan: Plan, posterior: str, time_limit: float, progress) -> PosteriorSolution:
+    """Vertex enumeration, else the orbit LP (exchangeable symbols), else column generation."""
+    relaxed, util = plan.relaxed, plan.relaxed.utility
+    if plan.enumerate_first:
+        try:
+            solved = enumerate_and_solve(relaxed, plan.rows, plan.closed)
+            solved.info["algorithm"] = "vertex-enumeration"
+            return solved
+        except (ProblemError, SolverError):
+            if posterior == "enumerate":
+                raise
+    if plan.family is not None:
+        orbit = solve_orbits(relaxed, plan.family, util.kind,
+                             util.target(relaxed) if util.kind == "bayes-mse" else None)
+        if orbit is not None and orbit.bound - orbit.gain <= 1e-9 * max(1.0, abs(orbit.gain)):
+            orbit.info["algorithm"] = "orbit-lp"
+            return orbit
+    with progress_bar(progress, "certified Bayes optimum") as report:
+        if plan.family is not None:
+            solved = structured_column_generation(relaxed, plan.family, time_limit=time_limit, progress=report)
+        else:
+            solved = column_generation(relaxed, plan.rows, time_limit=time_limit, progress=report)
+    solved.info["algorithm"] = "column-generation"
+    return solved
+
+
+def relaxation_reasons(problem: Problem, method: str, q: np.ndarray) -> list[str]:
+    """Why the posterior-space optimum q is not a solution of `problem` itself (empty if it is)."""
+    reasons = []
+    if method == "local":
+        reasons.append("notions " + ", ".join(n.name for n in problem.privacy if not n.homogeneous)
+                       + " are not column-homogeneous")
+    if q.shape[1] > problem.m:
+        reasons.append(f"the certified optimum uses {q.shape[1]} outputs but output.size is {problem.m}")
+    return reasons
+
+
+def fit_problem(problem: Problem, q: np.ndarray, starts: int, seed: int) -> tuple[np.ndarray | None, dict]:
+    """Multi-start local search on the problem itself, started also from q folded to m outputs."""
+    init = [merge_columns(q, problem.m)] if q.shape[1] > problem.m else None
+    q_local, _, feasible = local_search(problem, starts=starts, seed=seed, init=init)
+    return q_local, {"solver": "SLSQP", "status": "local" if q_local is not None else "failed",
+                     "message": f"{feasible}/{starts} starts feasible"}
+
+
+def bayes_result(problem: Problem, q: np.ndarray, solved: PosteriorSolution, reasons: list[str],
+                 method: str) -> Result:
+    """Clean and re-audit q; the certificate of the posterior-space LP (or of the relaxation when
+    `reasons`) and the status it supports."""
+    q, why = clean(q)
+    if q is None:
+        return Result(status="inaccurate", method=method, message=why)
+    util = problem.utility
+    report = audit(problem, q)
+    objective = util.evaluate(problem, q)
+    bound, weak = clamp_bound(problem, util.from_gain(problem, solved.bound))
+    gap = abs(objective - bound)
+    certificate = Certificate("posterior-lp" if not reasons else "relaxation-bound", bound, util.sense, gap,
+                              details=dict(solved.info))
+    if reasons:
+        status, message = "local", (
+            "local solution (SLSQP multi-start), not certified: " + "; ".join(reasons)
+            + f"; the posterior-space LP of the homogeneous notions bounds it within {gap:.3g}")
+    elif solved.bound - solved.gain > 1e-7 * max(1.0, abs(solved.gain)):
+        stopped = solved.info.get("stopped")
+        status, message = "local", (f"feasible channel within {gap:.3g} of a valid bound, not certified optimal: "
+                                    + STOP_REASONS.get(stopped, f"the search stopped ({stopped})")
+                                    + (f"; {weak}" if weak else ""))
+    else:
+        status, message = "optimal", ""
+    failed = audit_failure(problem, report)
+    if failed:
+        status, message = "inaccurate", failed
+    return Result(status=status, channel=q, objective=objective, leakage=report.leakage,
+                  satisfied=report.satisfied, measures=report.measures, certificate=certificate,
+                  solver="HIGHS" if not reasons else "SLSQP", method="posterior-lp" if not reasons else "local",
+                  message=message)
+
+
+STOP_REASONS = {
+    "time_limit": "the time limit ran out before the gap closed (raise time_limit / --time-limit)",
+    "max_rounds": "the round limit of the column generation was reached",
+    "max_nodes": "the pricing's node limit was reached",
+}
+
+
+def clamp_bound(problem: Problem, bound: float) -> tuple[float, str]:
+    """The bound, replaced by the trivial one when that is tighter, and why (or "").
+
+    Every MSE is >= 0; I(X;Y) <= H(X) and I(X;Y)/H(X) <= 1; MAP accuracy <= 1. A column
+    generation stopped early can certify less than these; the message says the bound is weak.
+    """
+    util = problem.utility
+    if util.kind in ("bayes-mse", "histogram-mse") and bound < 0:
+        return 0.0, "the computed bound was below 0 (a search stopped early), so the trivial bound 0 is reported"
+    if util.kind == "mutual-information":
+        top = 1.0 if util.normalized else float(entropy_rows(problem.prior))
+        if bound > top:
+            return top, "the computed bound exceeded H(X), so the trivial bound is reported"
+    if util.kind == "map" and bound > 1:
+        return 1.0, "the computed bound exceeded 1, so the trivial bound 1 is reported"
+    return bound, ""
+
+
+def merge_columns(q: np.ndarray, m: int) -> np.ndarray:
+    """A start for the fixed-m local search: keep the m heaviest outputs, fold the rest into the first."""
+    order = np.argsort(-q.sum(axis=0))
+    out = q[:, order[:m]].copy()
+    out[:, 0] += q[:, order[m:]].sum(axis=1)
+    return out
+
+
+# ---- reporting ---------------------------------------------------------------------------------
+
+PROGRESS_DELAY = 2.0
+"""Seconds before a Bayes solve's progress bar appears (short solves show none)."""
+
+
+def progress_bar(enabled: bool | None, desc: str):
+    """A context manager yielding a callable(rounds, gap) that drives a tqdm bar on stderr, shown
+    after 2 s; on by default only when stderr is a terminal."""
+    if enabled is None:
+        enabled = sys.stderr.isatty()
+
+    @contextlib.contextmanager
+    def bar():
+        if not enabled:
+            yield None
+            return
+        from tqdm import tqdm
+
+        with tqdm(desc=desc, unit=" rounds", file=sys.stderr, delay=PROGRESS_DELAY, leave=False) as t:
+            def report(rounds, gap):
+                t.update(1)
+                t.set_postfix_str(f"gap {gap:.1e}", refresh=False)
+            yield report
+    return bar()
+
+
+def conditioning_hint(problem: Problem) -> str:
+    """Why a re-audit can fail by solver round-off: tiny prior entries or extreme budgets."""
+    budgets = [float(v) for n in problem.privacy for b in n.budgets().values() for v in np.ravel(b)]
+    parts = []
+    if problem.prior.min() < 1e-6:
+        parts.append(f"prior entries down to {problem.prior.min():.1e}")
+    if budgets and max(budgets) > 10:
+        parts.append(f"budgets up to {max(budgets):g} (ratios up to e^{max(budgets):g})")
+    if budgets and min(budgets) < 1e-2:
+        parts.append(f"budgets down to {min(budgets):g}")
+    if not parts:
+        return ""
+    return ("; the problem is ill-conditioned (" + ", ".join(parts) + "): the solvers' ~1e-10 tolerances "
+            "reach the audited log-ratios; the channel is returned for inspection but does not meet the budget")
