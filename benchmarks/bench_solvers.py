@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import io
-from contextlib import redirect_stdout
 from pathlib import Path
 
 from channelopt import bench

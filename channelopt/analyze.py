@@ -33,7 +33,7 @@ def _prior(name: str, P) -> np.ndarray:
 
 
 def relations(prior, epsilon: float) -> dict:
-    from .theorems.calip import ldp_to_lip, prop1_bound
+    from .closed_forms import ldp_to_lip, prop1_bound
     P, eps = _prior("prior", prior), _eps("epsilon", epsilon)
     dinf = float(np.log(P.max() / P.min()))
     A = R.lip_cone(P, eps)
@@ -46,7 +46,7 @@ def relations(prior, epsilon: float) -> dict:
 
 
 def composition(prior, epsilons) -> dict:
-    from .theorems.calip import thm4_bound
+    from .closed_forms import thm4_bound
     P = _prior("prior", prior)
     eps = [_eps(f"epsilons[{k}]", e) for k, e in enumerate(epsilons)]
     if len(eps) < 1:
@@ -56,7 +56,7 @@ def composition(prior, epsilons) -> dict:
 
 
 def transfer(prior, other, epsilon: float) -> dict:
-    from .theorems.calip import prop1_bound
+    from .closed_forms import prop1_bound
     P1, P2, eps = _prior("prior", prior), _prior("other", other), _eps("epsilon", epsilon)
     if P1.size != P2.size:
         raise ProblemError(f"prior and other must have the same length, got {P1.size} and {P2.size}")

@@ -360,7 +360,7 @@ def plot(rows, path, plt=None):
             if j == 0:
                 ax.set_ylabel("total time (s)")
             ax.grid(True, which="both", alpha=0.3)
-    handles, labels = {}, {}
+    handles = {}
     for ax in axes.ravel():
         for h, lab in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(lab, h)

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 import channelopt as co
-from channelopt import methods
 from channelopt.encoded import hashing, itemset, unary
 from channelopt.methods.lp import RawSolution
 from channelopt.methods.result import clean

@@ -12,8 +12,7 @@ from .. import relations as R
 from ..audit import measures
 from ..notions import LDP
 from ..problem import Problem
-from ..theorems.calip import example1, prop1_bound, thm4_bound
-from ..theorems.lip_tdsc import rr_lip
+from ..closed_forms import example1, prop1_bound, rr_lip, thm4_bound
 from . import Figure
 from .common import grid
 

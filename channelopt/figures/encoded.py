@@ -13,7 +13,7 @@ from ..estimators import grr
 from ..methods import solve
 from ..notions import LDP, LIP
 from ..problem import Problem
-from ..theorems.lip_tdsc import rr_lip
+from ..closed_forms import rr_lip
 from ..utility import Bayes
 from . import Figure
 from .common import grid

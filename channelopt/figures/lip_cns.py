@@ -11,7 +11,7 @@ import numpy as np
 from .. import binary
 from ..estimators import grr, simulate_sum, unbiased_sum_mse
 from ..notions import LDP, LIP
-from ..theorems.lip_tdsc import rr_lip
+from ..closed_forms import rr_lip
 from . import Figure
 from .common import certified, closed_form_point, grid, mse_problem, note_closed_form
 

@@ -10,7 +10,7 @@ import numpy as np
 from ..estimators import grr, unbiased_sum_mse
 from ..notions import BPLIP, LDP, LIP, Pufferfish
 from ..problem import Problem
-from ..theorems.lip_tdsc import rr_lip
+from ..closed_forms import rr_lip
 from ..utility import Distortion
 from . import Figure
 from .common import certified, closed_form_point, correlated, grid, mse_problem, note_closed_form

@@ -75,7 +75,6 @@ class Master:
         V = np.atleast_2d(V)
         if not len(V):
             return
-        d = self.P.size
         U = V / self.P[None, :]
         lo, hi = U.min(axis=1, keepdims=True), U.max(axis=1, keepdims=True)
         at_lo = np.abs(U - lo) <= 1e-12 * hi

@@ -91,6 +91,14 @@ def solve(problem: Problem, solver: str | None = None, *, fallback: bool = True,
     return result
 
 
+def solve_certified(problem: Problem) -> Result:
+    """`solve`, requiring a certified optimum: anything else raises SolverError with the status."""
+    r = solve(problem)
+    if r.status != "optimal":
+        raise SolverError(f"no certified optimum: status {r.status} ({r.message})")
+    return r
+
+
 # ---- LP and conic problems ---------------------------------------------------------------------
 
 def solve_program(problem: Problem, method: str, solver: str, fallback: bool) -> Result:

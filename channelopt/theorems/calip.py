@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..closed_forms import example1, ldp_to_lip, prop1_bound, thm4_bound
 from ..relations import (composed_leakage, di_cone, eta, ldp_cone, ldp_leakage_of, lip_cone, lip_leakage_of, rays,
                          repeated_leakage, sup_approx, tv)
 from . import Outcome, Theorem
@@ -14,19 +15,6 @@ from .check import VERIFY_TOL, bound_claim, value_claim
 from .grids import clean, dims, eps_grid, prior_pair_cases, priors
 
 CITE = "001_4e05b490feb02d30.txt"
-
-
-# ---- closed forms ------------------------------------------------------------------------------
-
-def prop1_bound(P, eps: float) -> float:
-    """001 Prop 1: eps-LIP implies min{2 eps, ln((e^eps - 1 + P_min)/P_min)}-LDP."""
-    pmin = float(np.min(P))
-    return float(min(2 * eps, np.log((np.exp(eps) - 1 + pmin) / pmin)))
-
-
-def ldp_to_lip(pmin: float, eps: float) -> float:
-    """001 Thm 1 (converse) / Thm 2: eps-LDP implies ln(P_min + e^eps (1 - P_min))-LIP."""
-    return float(np.log(pmin + np.exp(eps) * (1 - pmin)))
 
 
 def _cases(quick: bool) -> list[dict]:
@@ -93,16 +81,6 @@ def _thm3_di(inputs):
 
 
 # ---- composition (Thm 4, Cor 4, Cor 5) ---------------------------------------------------------
-
-def thm4_bound(pmin: float, eps_list, pmin_omega: float | None = None) -> float:
-    """001 Thm 4 (Cor 4 with pmin = min P_min^bp and pmin_omega = max P_min^bp; Cor 5 with
-    pmin = min of the joint and per-release P_min^k):
-    ln(P_min + exp(sum_k min{2 eps_k, ln((e^eps_k - 1 + P_min)/P_min)}) (1 - P_min))."""
-    po = np.atleast_1d(pmin if pmin_omega is None else pmin_omega)
-    eps = np.asarray(eps_list, float)
-    po = np.broadcast_to(po, eps.shape)
-    omega = np.minimum(2 * eps, np.log((np.exp(eps) - 1 + po) / po)).sum()
-    return float(np.log(pmin + np.exp(omega) * (1 - pmin)))
 
 
 FIG5_PRIORS = ([0.25, 0.25, 0.25, 0.25], [0.1, 0.1, 0.1, 0.7], [0.01, 0.33, 0.33, 0.33])
@@ -293,18 +271,6 @@ def _cor3(inputs):
 
 
 # ---- Example 1 ---------------------------------------------------------------------------------
-
-def example1(P: float, q: float) -> dict:
-    """001 Example 1's printed leakages of the binary symmetric channel (flip probability q, P = Pr(X=1))."""
-    y1 = P * (1 - q) + (1 - P) * q
-    y0 = 1 - y1
-    return {
-        "ldp": float(np.log(max(q / (1 - q), (1 - q) / q))),
-        "lip": float(max(y1 / q, y1 / (1 - q), y0 / q, y0 / (1 - q))),
-        "mil": float(np.log(2 * max(1 - q, q))),
-        "mip": float(P * (1 - q) * np.log((1 - q) / y1) + P * q * np.log(q / y0)
-                     + (1 - P) * (1 - q) * np.log((1 - q) / y0) + (1 - P) * q * np.log(q / y1)),
-    }
 
 
 def _ex1_cases(quick: bool) -> list[dict]:

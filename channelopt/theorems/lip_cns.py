@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..closed_forms import eq21, eq24, rr_lip
 from ..estimators import grr
 from ..notions import LDP, LIP
 from ..problem import Problem
@@ -17,20 +18,9 @@ from ..errors import SolverError
 from . import Outcome, Theorem
 from .check import bound_claim, certified_optimum, channel_claim, value_claim
 from .grids import binary_p1, dims, eps_grid
-from .lip_tdsc import rr_condition, rr_lip
+from .lip_tdsc import rr_condition
 
 CITE = "004_1938e4f2f6d11c6b.txt"
-
-
-def eq21(P1: float, eps: float) -> float:
-    """004 Eq 21 per user: P1 (1 - P1)(2 e^-eps - e^-2eps)."""
-    return P1 * (1 - P1) * (2 * np.exp(-eps) - np.exp(-2 * eps))
-
-
-def eq24(P1: float, eps: float) -> float:
-    """004 Eq 24 per user: P1(1-P1) - [P1(1-P1)(1-e^eps)]^2 / ((1-P1+P1 e^eps)(e^eps - P1 e^eps + P1))."""
-    e, v = np.exp(eps), P1 * (1 - P1)
-    return v - (v * (1 - e)) ** 2 / ((1 - P1 + P1 * e) * (e - P1 * e + P1))
 
 
 def _binary_cases(quick: bool) -> list[dict]:

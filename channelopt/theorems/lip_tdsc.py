@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..closed_forms import bp_lip_binary, rr_latent_binary, rr_lip
 from ..estimators import grr_count_mse, grr_count_variance
 from ..notions import BPLIP, DI, LDP, LIP
 from ..problem import Joint, Problem
@@ -14,35 +15,6 @@ from .check import VERIFY_TOL, bound_claim, certified_optimum, channel_claim, va
 from .grids import clean, dims, eps_grid, intervals, latent_binary, prior_pair_cases, priors
 
 CITE = "000_2497c67e0b5f0c95.txt"
-
-
-# ---- the closed forms -------------------------------------------------------------------------
-
-def rr_lip(prior, eps: float) -> np.ndarray:
-    """RR-LIP (000 Theorem 3; 004 Theorem 2 for d = 2; 001 Eq 19):
-    q[m, m] = 1 - (1 - P_m) / e^eps,  q[m, k] = P_k / e^eps (k != m)."""
-    P = np.asarray(prior, float)
-    e = np.exp(eps)
-    q = np.tile(P / e, (P.size, 1))
-    np.fill_diagonal(q, 1 - (1 - P) / e)
-    return q
-
-
-def rr_latent_binary(P1: float, t_upper: float, t_lower: float, eps: float) -> np.ndarray:
-    """000 Theorem 2: binary X with a binary latent G; t = Pr(X=1 | G=g), upper/lower over g.
-    q0 = Pr(Y=1|X=0), q1 = Pr(Y=0|X=1) as printed (needs t_lower < P1 < t_upper)."""
-    e = np.exp(eps)
-    q0 = max(0.0, (t_upper - P1 * e) / ((e + 1) * (t_upper - P1)), (P1 - t_lower * e) / ((e + 1) * (P1 - t_lower)))
-    q1 = max(0.0, (1 + t_upper * e - e - P1) / ((e + 1) * (t_upper - P1)),
-             (1 + P1 * e - e - t_lower) / ((e + 1) * (P1 - t_lower)))
-    return np.array([[1 - q0, q0], [q1, 1 - q1]])
-
-
-def bp_lip_binary(a: float, b: float, eps: float) -> np.ndarray:
-    """000 Proposition 2: Pr(X=1) in [a, b]; q01 = b/(b - a + e^eps), q10 = (1 - a)/(b - a + e^eps)."""
-    den = b - a + np.exp(eps)
-    q01, q10 = b / den, (1 - a) / den
-    return np.array([[1 - q01, q01], [q10, 1 - q10]])
 
 
 # ---- cases and checks -------------------------------------------------------------------------
