@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 import channelopt as co
 from channelopt.cli import main
+from channelopt.notions import NOTIONS
 from channelopt.notions.base import AUDIT_TOL
 
 STATUSES = {"optimal", "local", "inaccurate", "infeasible", "solver-failed"}
@@ -32,7 +33,8 @@ DEFAULT = settings(max_examples=120, deadline=None, derandomize=True, database=N
 FUZZ = settings(max_examples=4000, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
-LINEAR_NOTIONS = ["ldp", "lip", "di", "bp-lip", "wc-lip", "alip", "id-ldp", "pufferfish", "approx-lip", "mil"]
+LINEAR_NOTIONS = [name for name, cls in NOTIONS.items() if cls.linear_form]
+HOMOGENEOUS = [name for name, cls in NOTIONS.items() if cls.homogeneous]
 DISTORTIONS = ["hamming", "mae", "squared", "distortion"]
 BAYES = ["bayes-mse", "histogram-mse", "mutual-information", "map"]
 
@@ -77,6 +79,9 @@ def privacy_table(draw, kind, d, latent):
         t["epsilon"] = e
         t["delta"] = draw(st.floats(0.0, 0.2))
         t["form"] = draw(st.sampled_from(["pointwise", "set"]))
+    elif kind not in ("mil", "mip"):  # any other registered notion: its own example
+        k = len(latent["conditional"]) if latent else None
+        t = NOTIONS[kind].example(d, e, np.random.default_rng(draw(st.integers(0, 2 ** 16))), k)
     return t
 
 
@@ -89,7 +94,7 @@ def problems(draw, bayes: bool):
         latent = {"prior": _vector(draw, k, tiny=False),
                   "conditional": [_vector(draw, d, tiny=True) for _ in range(k)]}
     if bayes:
-        kinds = ["ldp", "lip", "di", "bp-lip", "id-ldp", "pufferfish"] + (["alip"] if latent is None else [])
+        kinds = [k for k in HOMOGENEOUS if k not in ("alip", "wc-lip")] + (["alip"] if latent is None else [])
     else:
         kinds = LINEAR_NOTIONS
     n_notions = draw(st.integers(1, 2))

@@ -7,10 +7,11 @@ from .base import AUDIT_TOL, LinearBlock, NotHomogeneous, Notion, within
 from .information import MIL, MIP, mutual_information
 from .ldp import DI, IDLDP, LDP
 from .lip import ALIP, BPLIP, LIP, WCLIP, ApproxLIP, box_vertices
+from .metric import MetricLDP
 from .pufferfish import Pufferfish
 
 NOTIONS: dict[str, type[Notion]] = {cls.name: cls for cls in (
-    LDP, LIP, BPLIP, WCLIP, ALIP, IDLDP, Pufferfish, DI, ApproxLIP, MIL, MIP)}
+    LDP, LIP, BPLIP, WCLIP, ALIP, IDLDP, Pufferfish, DI, ApproxLIP, MIL, MIP, MetricLDP)}
 """The registry: problem-file name -> notion class. A new notion is one module and one entry."""
 
 
@@ -43,5 +44,5 @@ def leakage_keys(notions) -> list[str]:
 
 
 __all__ = ["AUDIT_TOL", "ALIP", "ApproxLIP", "BPLIP", "DI", "IDLDP", "LDP", "LIP", "LinearBlock", "MIL",
-           "MIP", "NOTIONS", "NotHomogeneous", "Notion", "Pufferfish", "WCLIP", "box_vertices", "leakage_keys",
+           "MIP", "MetricLDP", "NOTIONS", "NotHomogeneous", "Notion", "Pufferfish", "WCLIP", "box_vertices", "leakage_keys",
            "mutual_information", "parse_notion", "within"]
