@@ -164,9 +164,42 @@ class Bayes:
     def validate(self, problem) -> None:
         if self.normalized and entropy_rows(problem.prior) <= 0:
             raise ProblemError("utility.normalized needs H(X) > 0")
+        if self.kind == "bayes-mse":
+            with np.errstate(over="ignore", invalid="ignore"):
+                h = self.weight * problem.values + self.offset
+                var = self.unit(problem)
+            if not (np.all(np.isfinite(h)) and np.isfinite(var)):
+                raise ProblemError("utility: weight * values + offset must stay within the float range and "
+                                   f"its variance must be finite (|weight * values| up to {np.max(np.abs(problem.values)) * abs(self.weight):.3g}, "
+                                   "limit about 1e154)")
 
     def target(self, problem) -> np.ndarray:
-        return self.weight * problem.values + self.offset
+        """For bayes-mse: h(X) = weight * values + offset, centred at its prior mean and scaled to
+        unit prior variance, t = (h - P.h) / sd. The MSE of estimating h is shift-invariant,
+        MSE = E[h^2] - sum_y lam_y (post_y . h)^2 for any constant shift of h, so every gain and
+        bound is computed with t (scale-free: an offset of 1e6 changes nothing, values of 1e4
+        give no 1e8 coefficients) and `from_gain` multiplies back by `unit` = sd^2."""
+        h = self.weight * problem.values + self.offset
+        c = h - problem.prior @ h
+        c = c - problem.prior @ c            # a second pass removes the first's round-off
+        sd = self._sd(problem.prior, c)
+        return c / sd if sd > 0 else np.zeros_like(c)
+
+    @staticmethod
+    def _sd(P, c) -> float:
+        top = float(np.max(np.abs(c))) if c.size else 0.0
+        if top == 0.0:
+            return 0.0
+        return top * float(np.sqrt(P @ (c / top) ** 2))
+
+    def unit(self, problem) -> float:
+        """The factor from `target`'s units back to the natural MSE: Var_P(h(X)) (1 otherwise)."""
+        if self.kind != "bayes-mse":
+            return 1.0
+        h = self.weight * problem.values + self.offset
+        c = h - problem.prior @ h
+        c = c - problem.prior @ c
+        return self._sd(problem.prior, c) ** 2
 
     def phi(self, problem, V: np.ndarray) -> np.ndarray:
         """phi of each posterior (rows of V)."""
@@ -186,7 +219,7 @@ class Bayes:
         """
         P = problem.prior if prior is None else prior
         if self.kind == "bayes-mse":
-            out = P @ self.target(problem) ** 2 - gain
+            out = self.unit(problem) * (P @ self.target(problem) ** 2 - np.asarray(gain))
         elif self.kind == "histogram-mse":
             out = 1.0 - np.asarray(gain)
         elif self.kind == "mutual-information":
