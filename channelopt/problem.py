@@ -122,7 +122,13 @@ def as_epsilon(key: str, value: Any, *, allow_zero: bool = False) -> float:
     if not ok:
         rule = ">= 0" if allow_zero else "> 0"
         raise ProblemError(f"{key} must be a finite number {rule}, got {v!r}")
+    if v > MAX_EPSILON:
+        raise ProblemError(f"{key} must be at most {MAX_EPSILON:g} (e^eps must be a finite double), got {v!r}")
     return v
+
+
+MAX_EPSILON = 700.0
+"""Largest budget in nats: e^700 ~ 1e304 is the last power of e below the double range."""
 
 
 def _readonly(arr: np.ndarray) -> np.ndarray:

@@ -36,7 +36,7 @@ from ..solvers import BACKENDS, SOLVERS, attempt_order
 from ..utility import entropy_rows
 from .colgen import column_generation as structured_column_generation
 from .local import local_search
-from .lp import Program, RawSolution, build
+from .lp import FARKAS_TOL, Program, RawSolution, build
 from .posterior import (TIME_LIMIT, channel_from_weights, closed_form_vertices, column_generation,
                         enumerate_and_solve, posterior_rows)
 from .result import Certificate, PosteriorSolution, Result, clean
@@ -102,8 +102,19 @@ def solve_certified(problem: Problem) -> Result:
 # ---- LP and conic problems ---------------------------------------------------------------------
 
 def solve_program(problem: Problem, method: str, solver: str, fallback: bool) -> Result:
-    """One program, through the solvers in `attempt_order` until one is certified optimal."""
+    """One program, through the solvers in `attempt_order` until one is certified optimal.
+
+    `infeasible` needs a proof: a structural one from a notion (`Notion.infeasibility`) or a
+    Farkas ray checked here (`Program.farkas_margin`); a solver's unproven claim only moves on
+    to the next solver. When no solver gives a channel, the trivial channels (`trivial_channels`)
+    are audited and the best feasible one is returned as `local`.
+    """
     t0 = time.perf_counter()
+    for notion in problem.privacy:
+        why = notion.infeasibility(problem)
+        if why:
+            return Result(status="infeasible", method=method, message=f"no channel satisfies {notion.name}: {why}",
+                          certificate=Certificate("structural", note=why), timings={"solve_s": 0.0})
     prog = build(problem)
     t_compile = time.perf_counter() - t0
     attempts, best = [], None
@@ -114,54 +125,163 @@ def solve_program(problem: Problem, method: str, solver: str, fallback: bool) ->
         record = {"solver": name, "status": raw.status, "solve_s": t_solve, "message": raw.message}
         attempts.append(record)
         if raw.status == "infeasible":
-            best = (Result(status="infeasible", solver=name, method=method,
-                           message=f"no channel satisfies all privacy notions together ({name}: {raw.message})"),
-                    t_solve)
-            break
+            margin = prog.farkas_margin(raw.y_ub, raw.y_eq) if raw.y_ub is not None else -np.inf
+            if margin > FARKAS_TOL:
+                best = (Result(status="infeasible", solver=name, method=method,
+                               message=f"no channel satisfies all privacy notions together ({name}: {raw.message})",
+                               certificate=Certificate("farkas", note=f"infeasibility ray checked by channelopt, "
+                                                                      f"normalized margin {margin:.3g}")), t_solve)
+                break
+            record["status"] = "failed"
+            record["message"] = f"claimed infeasible ({raw.message}) without a checkable certificate"
+            continue
         if raw.status == "failed":
             continue
         result = finish(problem, prog, raw, name, method)
         record["status"] = result.status
         if result.message:
             record["message"] = result.message
-        best = (result, t_solve)
+        if best is None or _rank(result) > _rank(best[0]):
+            best = (result, t_solve)
         if result.status == "optimal":
             break
-    if best is None:
-        result = Result(status="solver-failed", method=method, message="every solver failed: " + "; ".join(
-            f"{a['solver']}: {a['message']}" for a in attempts))
-        t_solve = sum(a["solve_s"] for a in attempts)
-    else:
-        result, t_solve = best
+    t_solve = sum(a["solve_s"] for a in attempts)
+    result = best[0] if best is not None else None
+    if result is None or result.status not in ("optimal", "infeasible"):
+        said = "; ".join(f"{a['solver']}: {a['message']}" for a in attempts)
+        trivial = trivial_result(problem, method, "no solver certified an optimum (" + said + ")")
+        if result is None or (trivial.status == "local" and _trivial_wins(result, trivial)):
+            if result is not None and result.certificate is not None and result.certificate.bound is not None:
+                bound = result.certificate.bound   # a dual bound is valid whatever the primal
+                trivial.certificate = Certificate("lp-duality", bound, "min", trivial.objective - bound,
+                                                  note="bound from the solver's multipliers; the channel is trivial")
+            result = trivial
     result.attempts = attempts
     result.timings = {"compile_s": t_compile, "solve_s": t_solve}
     return result
 
 
+def _trivial_wins(result: Result, trivial: Result) -> bool:
+    """A feasible trivial channel replaces a result whose channel fails the audit or is worse."""
+    if result.channel is None or not all(result.satisfied.values()):
+        return True
+    worse = trivial.objective < result.objective if problem_sense(result) == "min" else trivial.objective > result.objective
+    return bool(worse)
+
+
+def problem_sense(r: Result) -> str:
+    return r.certificate.sense if r.certificate is not None else "min"
+
+
+def _rank(r: Result) -> tuple:
+    """Which of two results to keep: optimal > local > inaccurate, then the better objective."""
+    order = {"optimal": 3, "local": 2, "inaccurate": 1}.get(r.status, 0)
+    if r.objective is None:
+        return (order, -np.inf)
+    return (order, -r.objective if r.certificate is None or r.certificate.sense == "min" else r.objective)
+
+
+OPTIMAL_GAP = 1e-7
+"""`optimal` needs |objective - bound| <= OPTIMAL_GAP * max(1, |objective|) (LP and posterior LP)."""
+
+
+def certified(objective: float, bound: float) -> bool:
+    """Whether a bound certifies an objective to OPTIMAL_GAP."""
+    return bool(np.isfinite(bound)) and abs(objective - bound) <= OPTIMAL_GAP * max(1.0, abs(objective))
+
+
 def finish(problem: Problem, prog: Program, raw: RawSolution, solver: str, method: str,
            with_measures: bool = True) -> Result:
-    """A solver's raw answer as a Result: cleaned, re-audited, certified (LP duality) or not."""
+    """A solver's raw answer as a Result: cleaned, re-audited (and repaired by `repair` when
+    round-off breaks the audit), certified by LP duality (or not, for a conic program)."""
     q, why = clean(prog.channel(raw.z))
     if q is None:
         return Result(status="inaccurate", solver=solver, method=method, message=f"{solver}: {why}")
     report = audit(problem, q, with_measures=with_measures)
+    repaired = ""
+    if not report.ok:
+        fixed = repair(problem, q)
+        if fixed is not None and fixed[1] <= REPAIR_MAX:
+            q, t = fixed
+            report = audit(problem, q, with_measures=with_measures)
+            repaired = (f"{solver}'s channel failed the re-audit by round-off; mixed with the constant channel "
+                        f"of its own output distribution (weight {t:.2g}) it passes")
     objective = problem.utility.evaluate(problem, q)
     certificate = None
     if method == "lp" and raw.y_ub is not None and raw.y_eq is not None:
         bound = prog.dual_bound(raw.y_ub, raw.y_eq)
-        certificate = Certificate("lp-duality", bound, "min", objective - bound)
+        certificate = Certificate("lp-duality", bound, "min", objective - bound, note=repaired)
     elif method == "conic":
         certificate = Certificate("convex-program", note=f"global optimum of a convex program up to "
                                                          f"{solver}'s tolerance; no independent bound")
-    status, message = "optimal", ""
+    status, message = "optimal", repaired
     failed = audit_failure(problem, report)
     if failed:
         status, message = "inaccurate", f"{solver}: {failed}"
     elif raw.status != "optimal":
         status, message = "inaccurate", f"{solver} reported {raw.message}"
+    elif certificate is not None and certificate.bound is not None and not certified(objective, certificate.bound):
+        status, message = "inaccurate", (f"{solver}: the dual bound {certificate.bound:.10g} leaves a gap of "
+                                         f"{certificate.gap:.3g}, more than {OPTIMAL_GAP:g} relative: not certified")
     return Result(status=status, channel=q, objective=objective, leakage=report.leakage,
                   satisfied=report.satisfied, measures=report.measures, certificate=certificate,
                   solver=solver, method=method, message=message)
+
+
+REPAIR_MAX = 1e-6
+"""Largest mixing weight `finish` accepts as a repair of round-off; a larger miss is reported."""
+
+
+def repair(problem: Problem, q: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """The least mixture (1 - t) q + t 1 lam^T that passes the audit, lam = P q, and t; None if
+    none does (or the constant channel itself fails).
+
+    The constant channel 1 lam^T releases nothing: every lift and every ratio between inputs is
+    1, so it meets every notion with room to spare (DI: when the prior allows DI at all). For a
+    convex feasible set, mixing a channel that misses the budgets by round-off with it closes the
+    miss at a weight t of the order of the miss; t is found by bisection on the audit itself, and
+    the objective is recomputed from the mixed channel (so the certificate's gap accounts for it).
+    """
+    lam = problem.prior @ q
+    q0 = np.broadcast_to(lam, q.shape)
+    if not audit(problem, q0, with_measures=False).ok:
+        return None
+    ok = lambda t: audit(problem, (1 - t) * q + t * q0, with_measures=False).ok   # noqa: E731
+    hi = next((t for t in 10.0 ** np.arange(-16, 1) if ok(t)), None)
+    if hi is None:
+        return None
+    lo = hi / 10 if hi > 1e-16 else 0.0
+    for _ in range(30):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    return (1 - hi) * q + hi * q0, float(hi)
+
+
+def trivial_channels(problem: Problem) -> list[tuple[str, np.ndarray]]:
+    """Channels every search should beat: "always output y" for each output y, and direct release
+    (when the output alphabet allows)."""
+    d, m = problem.d, problem.m
+    out = [(f"constant (always output {y})", np.eye(m)[np.full(d, y)]) for y in range(m)]
+    if m >= d:
+        out.append(("direct release", np.eye(d, m)))
+    return out
+
+
+def trivial_result(problem: Problem, method: str, why: str) -> Result:
+    """The best feasible trivial channel as a `local` result (or `solver-failed` if none is)."""
+    best = None
+    for name, q in trivial_channels(problem):
+        report = audit(problem, q)
+        if report.ok:
+            value = problem.utility.evaluate(problem, q)
+            if best is None or (value < best[1] if problem.utility.sense == "min" else value > best[1]):
+                best = (name, value, q, report)
+    if best is None:
+        return Result(status="solver-failed", method=method, message=why + "; no trivial channel is feasible either")
+    name, value, q, report = best
+    return Result(status="local", channel=q, objective=value, leakage=report.leakage, satisfied=report.satisfied,
+                  measures=report.measures, method=method, solver="trivial",
+                  message=f"{why}; the {name} channel is feasible (audited) and returned: not optimal, no bound")
 
 
 def audit_failure(problem: Problem, report) -> str:
@@ -307,6 +427,14 @@ def bayes_result(problem: Problem, q: np.ndarray, solved: PosteriorSolution, rea
         return Result(status="inaccurate", method=method, message=why)
     util = problem.utility
     report = audit(problem, q)
+    repaired = ""
+    if not report.ok:
+        fixed = repair(problem, q)
+        if fixed is not None and fixed[1] <= REPAIR_MAX:
+            q, t = fixed
+            report = audit(problem, q)
+            repaired = ("the channel failed the re-audit by round-off; mixed with the constant channel of its "
+                        f"own output distribution (weight {t:.2g}) it passes")
     objective = util.evaluate(problem, q)
     bound, weak = clamp_bound(problem, util.from_gain(problem, solved.bound))
     gap = abs(objective - bound)
@@ -321,8 +449,11 @@ def bayes_result(problem: Problem, q: np.ndarray, solved: PosteriorSolution, rea
         status, message = "local", (f"feasible channel within {gap:.3g} of a valid bound, not certified optimal: "
                                     + STOP_REASONS.get(stopped, f"the search stopped ({stopped})")
                                     + (f"; {weak}" if weak else ""))
+    elif not certified(objective, bound):
+        status, message = "local", (f"the audited channel is {gap:.3g} from the bound, more than {OPTIMAL_GAP:g} "
+                                    "relative: not certified optimal")
     else:
-        status, message = "optimal", ""
+        status, message = "optimal", repaired
     failed = audit_failure(problem, report)
     if failed:
         status, message = "inaccurate", failed

@@ -60,6 +60,38 @@ class Program:
         return float(y_ub @ self.b_ub + y_eq @ self.b_eq + box.sum())
 
 
+    def farkas_margin(self, y_ub: np.ndarray, y_eq: np.ndarray) -> float:
+        """How far multipliers y prove the program infeasible, checked here, not trusted.
+
+        For y_ub >= 0 and any y_eq, every feasible z has r @ z = y_ub @ A_ub z + y_eq @ A_eq z <=
+        y_ub @ b_ub + y_eq @ b_eq =: S with r = A_ub^T y_ub + A_eq^T y_eq, while r @ z >= M, the
+        minimum of r @ z over the box. M > S is a proof of infeasibility (Farkas). Returns
+        (M - S) / scale, scale the magnitude of the terms; > 1e-9 is taken as a proof. Both signs
+        of y are tried (solvers differ in their ray conventions).
+        """
+        best = -np.inf
+        for sign in (1.0, -1.0):
+            yu, ye = sign * np.asarray(y_ub, dtype=float), sign * np.asarray(y_eq, dtype=float)
+            if np.any(yu < -1e-12 * max(1.0, np.abs(yu).max(initial=0.0))):
+                continue
+            yu = np.maximum(yu, 0.0)
+            r = self.A_ub.T @ yu + self.A_eq.T @ ye
+            with np.errstate(invalid="ignore"):
+                box = np.where(r > 0, r * self.lb, r * self.ub)
+            box = np.where(r == 0, 0.0, box)
+            if np.any(~np.isfinite(box)):
+                continue
+            M, S = float(box.sum()), float(yu @ self.b_ub + ye @ self.b_eq)
+            scale = float(np.abs(box).sum() + np.abs(yu * self.b_ub).sum() + np.abs(ye * self.b_eq).sum())
+            if scale > 0:
+                best = max(best, (M - S) / scale)
+        return best
+
+
+FARKAS_TOL = 1e-9
+"""A Farkas ray proves infeasibility when its normalized margin exceeds this."""
+
+
 def build(problem, linear_costs: bool = True, substitute: bool = True) -> Program:
     """Stack the notions' blocks and the utility's cost into one Program (cost 0 when
     `linear_costs` is False, for methods that bring their own objective).
@@ -178,6 +210,10 @@ def solve_highs(prog: Program, ipm: bool = False, highs=None, basis=None) -> Raw
     status = h.getModelStatus()
     text = h.modelStatusToString(status)
     if status == highspy.HighsModelStatus.kInfeasible:
+        _, has_ray, ray = h.getDualRay()
+        if has_ray:
+            ray = np.asarray(ray)
+            return RawSolution("infeasible", None, ray[:prog.b_ub.size], ray[prog.b_ub.size:], text)
         return RawSolution("infeasible", None, None, None, text)
     if status != highspy.HighsModelStatus.kOptimal:
         return RawSolution("failed", None, None, None, text)

@@ -252,6 +252,11 @@ class Notion(ABC):
             return []
         raise NotImplementedError(f"notion {self.name!r} gives no smooth form for the local method")
 
+    def infeasibility(self, problem) -> str:
+        """A structural proof that no channel satisfies the notion for this problem ("" if none
+        is known); `infeasible` is reported only with such a proof or a checked Farkas ray."""
+        return ""
+
     # ---- closed forms (optional) ----------------------------------------------------------------
 
     def posterior_vertices(self, problem, limit: int):

@@ -86,6 +86,14 @@ class DI(Notion):
         P = problem.prior
         return ratio_rows(problem.d, i, j, P[i], np.exp(self.epsilon) * P[j])
 
+    def infeasibility(self, problem):
+        """Summing P[x] q[x,y] <= e^eps P[x'] q[x',y] over y gives P[x] <= e^eps P[x']: a prior whose
+        largest entry exceeds e^eps times its smallest admits no channel."""
+        P = problem.prior
+        if P.max() > np.exp(self.epsilon) * P.min() * (1 + 1e-12):
+            return f"max P / min P = {P.max() / P.min():.6g} exceeds e^eps = {np.exp(self.epsilon):.6g}"
+        return ""
+
     def leakage(self, problem, q):
         return column_spread(problem.prior[:, None] * q)
 

@@ -26,7 +26,16 @@ def lip_rows(joint: Joint, eps_upper: float, eps_lower: float) -> np.ndarray:
     """C with C q_y <= 0 <=> e^-eps_lower <= lift[g, y] <= e^eps_upper for every g (LIP-TDSC Eq 9)."""
     T, P = joint.conditional, joint.prior_x
     ones_P = np.ones((T.shape[0], 1)) * P[None, :]
-    return np.vstack([T - np.exp(eps_upper) * ones_P, np.exp(-eps_lower) * ones_P - T])
+    return np.vstack([T - upper_factor(joint, eps_upper)[:, None] * ones_P, np.exp(-eps_lower) * ones_P - T])
+
+
+def upper_factor(joint: Joint, eps_upper: float) -> np.ndarray:
+    """Per secret g, min(e^eps, 1 / Pr(g)): the upper lift constraint Pr(y|g) <= e^eps Pr(y)
+    always holds once e^eps >= 1 / Pr(g) (Pr(y) >= Pr(g) Pr(y|g)), and with the factor capped it
+    is still always true; the feasible set is unchanged, the rows keep their number (warm starts
+    along a sweep) and coefficients like e^40 never reach a solver."""
+    with np.errstate(divide="ignore"):
+        return np.minimum(np.exp(eps_upper), 1.0 / joint.prior)
 
 
 def lift_block(joint: Joint, m: int, eps_upper: float, eps_lower: float) -> LinearBlock:
@@ -48,14 +57,14 @@ def lift_block(joint: Joint, m: int, eps_upper: float, eps_lower: float) -> Line
         E_q.append(-sp.kron(sp.csr_matrix(T), I_m, format="csr"))
         E_aux.append(sp.hstack([sp.csr_matrix((k * m, m)), sp.identity(k * m)], format="csr"))
     spread = sp.kron(np.ones((k, 1)), I_m, format="csr")  # lam[y] at row g*m + y
+    up = sp.diags(np.repeat(upper_factor(joint, eps_upper), m)) @ spread
     if direct:
         A_q = sp.vstack([sp.identity(d * m), -sp.identity(d * m)], format="csr")
-        A_aux = sp.vstack([-np.exp(eps_upper) * spread, np.exp(-eps_lower) * spread], format="csr")
+        A_aux = sp.vstack([-up, np.exp(-eps_lower) * spread], format="csr")
     else:
         A_q = sp.csr_matrix((2 * k * m, d * m))
         c_part = sp.vstack([sp.identity(k * m), -sp.identity(k * m)], format="csr")
-        A_aux = sp.hstack([sp.vstack([-np.exp(eps_upper) * spread, np.exp(-eps_lower) * spread]), c_part],
-                          format="csr")
+        A_aux = sp.hstack([sp.vstack([-up, np.exp(-eps_lower) * spread]), c_part], format="csr")
     return LinearBlock(A_q, np.zeros(A_q.shape[0]), A_aux, np.zeros(n_aux), np.ones(n_aux),
                        sp.vstack(E_q, format="csr"), sp.vstack(E_aux, format="csr"),
                        np.zeros(m + (0 if direct else k * m)))
