@@ -46,6 +46,7 @@ from .audit import leakage_keys
 from .errors import ChannelOptError, ProblemError
 from .notions.base import within
 from .problem import SUM_TOL, Problem
+from .sweep import MAX_JOBS
 from .utility import Bayes
 
 STATUS = ("optimal", "local", "inaccurate", "infeasible", "solver-failed")
@@ -390,8 +391,8 @@ def solve_batch(priors, template: Problem, *, out=None, chunk_size: int = 20000,
     from joblib import Parallel, delayed
     from tqdm import tqdm
 
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
-        raise ProblemError(f"n_jobs must be a positive integer or -1 (all cores), got {n_jobs!r}")
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1 or n_jobs > MAX_JOBS:
+        raise ProblemError(f"n_jobs must be an integer from 1 to {MAX_JOBS} or -1 (all cores), got {n_jobs!r}")
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
         raise ProblemError(f"chunk_size must be a positive integer, got {chunk_size!r}")
     if template.utility is None:

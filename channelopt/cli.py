@@ -249,8 +249,14 @@ def _epsilons(text: str) -> list[float]:
             a, b, n = text.split(":")
             if int(n) < 1:
                 raise ValueError
+            from .sweep import MAX_POINTS
+
+            if int(n) > MAX_POINTS:
+                raise ProblemError(f"--epsilon {text!r}: at most {MAX_POINTS:,} points, got {int(n):,}")
             return np.linspace(float(a), float(b), int(n)).tolist()
         return [float(t) for t in text.split(",") if t.strip()]
+    except ProblemError:
+        raise
     except ValueError:
         raise ProblemError(f"--epsilon {text!r}: need comma-separated numbers or START:STOP:NUM") from None
 

@@ -77,11 +77,40 @@ def problem_from_dict(doc: dict) -> Problem:
     return Problem(prior=prior, latent=latent, normalize=normalize, **common)
 
 
+MAX_NESTING = 64
+"""Deepest nesting of arrays and inline tables a problem file may use (a d x d matrix needs 2)."""
+
+
 def parse_toml(text: str) -> dict:
+    depth = nesting(text)
+    if depth > MAX_NESTING:
+        raise ProblemError(f"malformed TOML: arrays or inline tables nested {depth} deep; at most {MAX_NESTING}")
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ProblemError(f"malformed TOML: {e}") from None
+
+
+def nesting(text: str) -> int:
+    """The deepest nesting of [ ] and { } in TOML text, outside strings and comments."""
+    depth = top = 0
+    quote = None
+    comment = False
+    for ch in text:
+        if comment:
+            comment = ch != "\n"
+        elif quote:
+            quote = None if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "#":
+            comment = True
+        elif ch in "[{":
+            depth += 1
+            top = max(top, depth)
+        elif ch in "]}":
+            depth = max(depth - 1, 0)
+    return top
 
 
 def read_text(path) -> str:

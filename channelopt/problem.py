@@ -76,11 +76,12 @@ def as_probability(key: str, value: Any, length: int | None = None, *, normalize
     if np.any(arr < 0):
         i = int(np.argmin(arr))
         raise ProblemError(f"{key}[{i}] must be >= 0, got {arr[i]!r}")
-    total = float(arr.sum())
+    top = float(arr.max()) if arr.size else 0.0
+    total = float((arr / top).sum()) * top if top > 0 else 0.0   # no overflow for entries near 1e308
     if normalize:
         if total <= 0:
             raise ProblemError(f"{key} must have a positive sum to be normalized, got {total!r}")
-        arr = arr / total
+        arr = (arr / top) / (arr / top).sum()
     elif abs(total - 1.0) > SUM_TOL:
         raise ProblemError(f"{key} must sum to 1 (tolerance {SUM_TOL:g}), got {total!r}; "
                            "set normalize = true to rescale it")
@@ -129,6 +130,12 @@ def as_epsilon(key: str, value: Any, *, allow_zero: bool = False) -> float:
 
 MAX_EPSILON = 700.0
 """Largest budget in nats: e^700 ~ 1e304 is the last power of e below the double range."""
+
+
+MAX_SYMBOLS = 5000
+"""Largest input or output alphabet (a d x m channel and its d x m cost matrix are dense)."""
+MAX_CELLS = 25_000_000
+"""Largest number of channel entries d * m (200 MB per dense d x m array)."""
 
 
 def _readonly(arr: np.ndarray) -> np.ndarray:
@@ -218,6 +225,8 @@ class Problem:
         d = prior.size
         if d < 2:
             raise ProblemError(f"input.prior must have at least 2 symbols, got {d}")
+        if d > MAX_SYMBOLS:
+            raise ProblemError(f"input.prior has {d} symbols; channelopt handles at most {MAX_SYMBOLS}")
         object.__setattr__(self, "prior", _readonly(prior))
         values = np.arange(d, dtype=float) if self.values is None else as_vector("input.values", self.values, d)
         object.__setattr__(self, "values", _readonly(values))
@@ -237,6 +246,9 @@ class Problem:
         m = d if self.output_size is None else self.output_size
         if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
             raise ProblemError(f"output.size must be a positive integer, got {_fmt(self.output_size)}")
+        if m > MAX_SYMBOLS or d * m > MAX_CELLS:
+            raise ProblemError(f"output.size {m} with {d} inputs gives a {d} x {m} channel; channelopt handles "
+                               f"at most {MAX_SYMBOLS} outputs and {MAX_CELLS:,} channel entries")
         object.__setattr__(self, "output_size", int(m))
         if self.output_values is not None:
             object.__setattr__(self, "output_values",

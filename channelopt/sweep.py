@@ -58,21 +58,32 @@ def points(problem: Problem, epsilon=None, priors=None) -> list[Problem]:
     return out
 
 
+MAX_POINTS = 100_000
+"""Longest sweep (points are solved one by one; a longer list is almost surely a typo)."""
+MAX_JOBS = 256
+"""Most parallel workers a sweep or batch starts."""
+
+
 def _non_empty(key: str, values) -> list:
+    n = len(values) if hasattr(values, "__len__") else None
+    if n is not None and n > MAX_POINTS:
+        raise ProblemError(f"sweep {key}: at most {MAX_POINTS:,} points, got {n:,}")
     try:
         values = list(values)
     except TypeError:
         raise ProblemError(f"sweep {key} must be a list, got {values!r}") from None
     if not values:
         raise ProblemError(f"sweep {key} must be a non-empty list")
+    if len(values) > MAX_POINTS:
+        raise ProblemError(f"sweep {key}: at most {MAX_POINTS:,} points, got {len(values):,}")
     return values
 
 
 def sweep(problem: Problem, epsilon=None, priors=None, *, solver: str | None = None, progress: bool = False,
           n_jobs: int = 1, warm: bool = True) -> list:
     """Solve `problem` at every budget in `epsilon` (or every prior in `priors`); one Result each."""
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
-        raise ProblemError(f"n_jobs must be a positive integer, got {n_jobs!r}")
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or not 1 <= n_jobs <= MAX_JOBS:
+        raise ProblemError(f"n_jobs must be an integer from 1 to {MAX_JOBS}, got {n_jobs!r}")
     probs = points(problem, epsilon, priors)
     chosen = problem.solver if solver is None else solver
     warm = warm and method_for(problem) == "lp" and chosen in ("auto", "HIGHS")

@@ -61,8 +61,13 @@ class Distortion:
                 raise ProblemError(f"output.values is required for utility {self.kind!r} when output.size "
                                    f"({m}) differs from the number of inputs ({d})")
             b = problem.values
-        diff = problem.values[:, None] - np.asarray(b)[None, :]
-        return np.abs(diff) if self.kind == "mae" else diff ** 2
+        with np.errstate(over="ignore", invalid="ignore"):
+            diff = problem.values[:, None] - np.asarray(b)[None, :]
+            D = np.abs(diff) if self.kind == "mae" else diff ** 2
+        if not np.all(np.isfinite(D)):
+            raise ProblemError(f"utility {self.kind!r}: the loss between input and output values overflows the float "
+                               f"range (values up to {np.max(np.abs(problem.values)):.3g}); rescale the values")
+        return D
 
     def cost_priors(self, problem) -> np.ndarray:
         """The priors over which the worst case is taken (rows); just the problem's prior by default."""
