@@ -345,7 +345,9 @@ class _Sink:
 
     def __init__(self, out: Path, N: int, d: int, m: int, k: int):
         self.out = out
-        self.dir = tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent)
+        from .io import temp_prefix
+
+        self.dir = tempfile.mkdtemp(prefix=temp_prefix(out), dir=out.parent)
         shapes = {"channel": (N, d, m), "objective": (N,), "bound": (N,), "status": (N,), "method": (N,),
                   "leakage": (N, k)}
         self.files = {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 import numpy as np
@@ -197,6 +198,10 @@ def _verify(args) -> int:
 
     from .theorems import get, registry, verify
 
+    if args.out:
+        from .io import check_writable
+
+        check_writable(args.out, "--out", directory=True)
     theorems = [get(t) for t in args.theorem] if args.theorem else list(registry().values())
     reports = verify.run(theorems, quick=args.quick, progress=not args.no_progress and not args.json)
     if args.out:
@@ -373,7 +378,9 @@ def _reproduce(args) -> int:
     unknown = [f for f in wanted if f not in ids]
     if unknown:
         raise ProblemError(f"unknown figure {unknown[0]!r}; known: {', '.join(ids)}")
-    out = Path(args.out)
+    from .io import check_writable
+
+    out = check_writable(args.out, "--out", directory=True)
     for fid in wanted:
         fig = figures.make(fid, quick=args.quick)
         paths = fig.write(out)
@@ -391,6 +398,16 @@ def _reproduce(args) -> int:
 
 
 def main(argv=None) -> int:
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
+    # workers killed by a signal leave semaphores that multiprocessing's resource tracker (a
+    # child process, which inherits this variable) removes; its warning about them is not ours
+    quiet = "ignore::UserWarning:multiprocessing.resource_tracker"
+    if quiet not in os.environ.get("PYTHONWARNINGS", ""):
+        os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [os.environ.get("PYTHONWARNINGS"), quiet]))
     try:
         args = _parser().parse_args(argv)
         return {"solve": _solve, "audit": _audit, "reproduce": _reproduce, "verify": _verify,
@@ -405,6 +422,31 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("channelopt: interrupted", file=sys.stderr)
         return 130
+    except Terminated:
+        print("channelopt: terminated", file=sys.stderr)
+        return 143
+    except OSError as e:  # a full disk, a vanished directory: one line, temporary files already removed
+        where = f" ({e.filename})" if getattr(e, "filename", None) else ""
+        print(f"channelopt: error: {e.strerror or e}{where}", file=sys.stderr)
+        return 1
+    finally:
+        stop_workers()
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that every `finally` and cleanup runs."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
+
+
+def stop_workers() -> None:
+    """Shut down joblib's reusable worker pool, if this process started one (no worker outlives
+    the command, however it ends)."""
+    reusable = sys.modules.get("joblib.externals.loky.reusable_executor")
+    if reusable is not None and getattr(reusable, "_executor", None) is not None:
+        reusable._executor.shutdown(wait=True, kill_workers=True)
 
 
 if __name__ == "__main__":

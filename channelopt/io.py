@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import math
@@ -153,13 +154,59 @@ def read_channel(path) -> np.ndarray:
     return np.array(rows)
 
 
+def temp_prefix(path: Path) -> str:
+    """Prefix of this process's temporary files beside `path`: `.{name}.{pid}.`. Files of the
+    same output left by a process that no longer runs (killed) are removed first."""
+    remove_stale(path)
+    return f".{path.name}.{os.getpid()}."
+
+
+def remove_stale(path: Path) -> None:
+    """Remove `.{name}.{pid}.*` files and folders beside `path` whose process is gone."""
+    import shutil
+
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        entries = list(folder.glob(f".{glob_escape(path.name)}.*"))
+    except OSError:
+        return
+    for entry in entries:
+        pid = entry.name[len(path.name) + 2:].split(".", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            if entry.is_dir():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    entry.unlink()
+
+
+def glob_escape(name: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def write_atomic(path, text: str) -> None:
-    """Write `text` to `path` through a temporary file and a rename: never a partial file."""
+    """Write `text` to `path` through a temporary file and a rename: never a partial file.
+
+    The file gets the user's umask (like any file the user creates), not mkstemp's 0600.
+    """
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=temp_prefix(path), suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -204,7 +204,8 @@ class Bayes:
         h = self.weight * problem.values + self.offset
         c = h - problem.prior @ h
         c = c - problem.prior @ c
-        return self._sd(problem.prior, c) ** 2
+        with np.errstate(over="ignore"):
+            return float(np.float64(self._sd(problem.prior, c)) ** 2)
 
     def phi(self, problem, V: np.ndarray) -> np.ndarray:
         """phi of each posterior (rows of V)."""
