@@ -171,24 +171,32 @@ class Bayes:
             raise ProblemError("utility.normalized needs H(X) > 0")
         if self.kind == "bayes-mse":
             with np.errstate(over="ignore", invalid="ignore"):
-                h = self.weight * problem.values + self.offset
+                c = self._centred(problem)
                 var = self.unit(problem)
-            if not (np.all(np.isfinite(h)) and np.isfinite(var)):
-                raise ProblemError("utility: weight * values + offset must stay within the float range and "
+            if not (np.all(np.isfinite(c)) and np.isfinite(var)):
+                raise ProblemError("utility: weight * (values - their mean) must stay within the float range and "
                                    f"its variance must be finite (|weight * values| up to {np.max(np.abs(problem.values)) * abs(self.weight):.3g}, "
                                    "limit about 1e154)")
 
     def target(self, problem) -> np.ndarray:
         """For bayes-mse: h(X) = weight * values + offset, centred at its prior mean and scaled to
-        unit prior variance, t = (h - P.h) / sd. The MSE of estimating h is shift-invariant,
+        unit prior variance, t = (h - P.h) / sd (`_centred`: the offset cancels exactly). The MSE of estimating h is shift-invariant,
         MSE = E[h^2] - sum_y lam_y (post_y . h)^2 for any constant shift of h, so every gain and
         bound is computed with t (scale-free: an offset of 1e6 changes nothing, values of 1e4
         give no 1e8 coefficients) and `from_gain` multiplies back by `unit` = sd^2."""
-        h = self.weight * problem.values + self.offset
-        c = h - problem.prior @ h
-        c = c - problem.prior @ c            # a second pass removes the first's round-off
+        c = self._centred(problem)
         sd = self._sd(problem.prior, c)
         return c / sd if sd > 0 else np.zeros_like(c)
+
+    def _centred(self, problem) -> np.ndarray:
+        """h - E[h] = weight * (values - P.values): the offset cancels exactly, so it is never added
+        (in floating point, values + 1e12 would keep only four decimals of the values)."""
+        v, P = problem.values, problem.prior
+        scale = float(np.max(np.abs(v))) or 1.0
+        c = v / scale - P @ (v / scale)
+        c = c - P @ c                          # a second pass removes the first's round-off
+        with np.errstate(over="ignore"):
+            return self.weight * scale * c
 
     @staticmethod
     def _sd(P, c) -> float:
@@ -201,9 +209,7 @@ class Bayes:
         """The factor from `target`'s units back to the natural MSE: Var_P(h(X)) (1 otherwise)."""
         if self.kind != "bayes-mse":
             return 1.0
-        h = self.weight * problem.values + self.offset
-        c = h - problem.prior @ h
-        c = c - problem.prior @ c
+        c = self._centred(problem)
         with np.errstate(over="ignore"):
             return float(np.float64(self._sd(problem.prior, c)) ** 2)
 
@@ -243,7 +249,20 @@ class Bayes:
         return float(lam[used] @ self.phi(problem, post))
 
     def evaluate(self, problem, q: np.ndarray) -> float:
-        return self.from_gain(problem, self.gain(problem, q))
+        """The utility of q. The two MSEs are summed term by term, never as a difference of two
+        large numbers: bayes-mse = Var(h) sum_xy Pr(x, y) (t_x - E[t | y])^2 with t = `target`,
+        histogram-mse = sum_xy Pr(x, y) (1 - Pr(x | y)); both are >= 0 to the last digit."""
+        if self.kind not in ("bayes-mse", "histogram-mse"):
+            return self.from_gain(problem, self.gain(problem, q))
+        joint = problem.prior[:, None] * np.asarray(q)
+        lam = joint.sum(axis=0)
+        used = lam > 0
+        post = joint[:, used] / lam[used]
+        if self.kind == "histogram-mse":
+            return float((joint[:, used] * (1.0 - post)).sum())
+        t = self.target(problem)
+        err = t[:, None] - (t @ post)[None, :]
+        return float(self.unit(problem) * (joint[:, used] * err * err).sum())
 
     def to_table(self) -> dict:
         out = {"kind": self.kind}

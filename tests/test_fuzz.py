@@ -50,7 +50,7 @@ def _vector(draw, d, tiny=True):
 
 @st.composite
 def eps_(draw):
-    return draw(st.one_of(st.floats(1e-3, 20.0), st.sampled_from([1e-3, 0.1, 1.0, 5.0, 20.0])))
+    return draw(st.one_of(st.floats(1e-3, 20.0), st.sampled_from([1e-3, 0.1, 1.0, 5.0, 20.0, 40.0, 100.0, 700.0])))
 
 
 @st.composite
@@ -104,7 +104,14 @@ def problems(draw, bayes: bool):
     utility = {"kind": draw(st.sampled_from(BAYES if bayes else DISTORTIONS))}
     if utility["kind"] == "distortion":
         utility["matrix"] = draw(st.lists(st.lists(st.floats(0, 10), min_size=d, max_size=d), min_size=d, max_size=d))
+    if utility["kind"] == "bayes-mse" and draw(st.booleans()):
+        utility["weight"] = draw(st.sampled_from([1.0, -2.5, 1e-3, 1e4]))
+        utility["offset"] = draw(st.sampled_from([0.0, 1e5, -1e6, 1e12]))
     doc = {"input": {}, "privacy": tables, "utility": utility}
+    if draw(st.booleans()):   # values far from 0..d-1 (distinct: metric-ldp uses them by default)
+        scale = draw(st.sampled_from([1e-3, 1.0, 1e4, 1e6]))
+        shift = draw(st.sampled_from([0.0, 1e5, -1e6]))
+        doc["input"]["values"] = (shift + scale * np.cumsum(draw(st.lists(st.floats(0.1, 3.0), min_size=d, max_size=d)))).tolist()
     if latent is None:
         doc["input"]["prior"] = _vector(draw, d)
     else:
@@ -114,6 +121,8 @@ def problems(draw, bayes: bool):
 
 def check_result(problem: co.Problem, r: co.Result) -> None:
     assert r.status in STATUSES
+    if r.status == "infeasible":   # only with a proof channelopt checked
+        assert r.certificate is not None and r.certificate.method in ("farkas", "structural"), r.message
     if r.status not in ("optimal", "local"):
         assert r.message, f"status {r.status} without a reason"
         return
@@ -136,12 +145,45 @@ def check_result(problem: co.Problem, r: co.Result) -> None:
             lift = q[:, used] / lam[used]
             assert lift.max() <= np.exp(notion.epsilon) * tol and lift.min() >= np.exp(-notion.epsilon) / tol
     assert r.objective == pytest.approx(problem.utility.evaluate(problem, q), rel=1e-9, abs=1e-12)
+    # the objective is the channel's, by an implementation of each utility written here
+    assert r.objective == pytest.approx(independent_objective(problem, q), rel=1e-7, abs=1e-9)
     c = r.certificate or {}
     scale = max(1.0, abs(r.objective))
     if "lower_bound" in c:
         assert c["lower_bound"] <= r.objective + 1e-8 * scale
     if "upper_bound" in c:
         assert c["upper_bound"] >= r.objective - 1e-8 * scale
+    if r.status == "optimal" and r.certificate is not None and r.certificate.bound is not None:
+        assert abs(r.objective - r.certificate.bound) <= 1e-7 * scale, "optimal with an open gap"
+
+
+def independent_objective(problem: co.Problem, q: np.ndarray) -> float:
+    """Each utility from its definition (not channelopt.utility)."""
+    u, P, v = problem.utility, problem.prior, problem.values
+    joint = P[:, None] * q
+    lam = joint.sum(axis=0)
+    used = lam > 0
+    if u.kind == "hamming":
+        return float(1.0 - sum(joint[k, k] for k in range(min(problem.d, problem.m))))
+    if u.kind in ("mae", "squared"):
+        diff = v[:, None] - v[None, :q.shape[1]]
+        return float((joint * (np.abs(diff) if u.kind == "mae" else diff ** 2)).sum())
+    if u.kind == "distortion":
+        return float((joint * np.asarray(u.matrix)).sum())
+    post = joint[:, used] / lam[used]
+    if u.kind == "bayes-mse":
+        # an MSE does not change when h shifts: the offset is left out here (in floating point,
+        # h = v + 1e12 would keep only 4 decimals of v); test_offset_invariance checks the offset
+        h = u.weight * v
+        est = h @ post                                             # the curator's MMSE estimate per output
+        return float((joint[:, used] * (h[:, None] - est[None, :]) ** 2).sum())
+    if u.kind == "histogram-mse":
+        return float(1.0 - (lam[used] * (post ** 2).sum(axis=0)).sum())
+    if u.kind == "mutual-information":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.where(joint > 0, joint * np.log(joint / (P[:, None] * lam[None, :])), 0.0)
+        return float(t.sum())
+    return float(joint.max(axis=0).sum())   # map
 
 
 def solve_doc(doc: dict) -> None:
@@ -317,3 +359,32 @@ def test_cli_never_tracebacks(tmp_path, problem, channel, command):
        channel=CHANNEL_TEXT, command=st.sampled_from(COMMANDS))
 def test_fuzz_cli(tmp_path, problem, channel, command):
     cli_case(tmp_path, problem, channel, command)
+
+
+@pytest.mark.parametrize("notion", ["lip", "ldp", "di"])
+def test_offset_invariance_in_exact_arithmetic(notion):
+    """A shift of h(X) (offset) or of the values changes no MSE: the optimum for offset 1e6 and
+    shifted values equals the offset-0 one, and the returned channel's MSE, recomputed in exact
+    rational arithmetic from its (exact binary) entries, equals the reported objective."""
+    from fractions import Fraction as F
+
+    P, v = [0.2, 0.3, 0.5], [0.0, 1.0, 3.0]
+    make = {"lip": co.LIP, "ldp": co.LDP, "di": co.DI}[notion]
+    base = co.solve(co.Problem(prior=P, values=v, privacy=[make(1.0)], utility=co.Bayes("bayes-mse")))
+    for offset, shift in ((1e6, 0.0), (0.0, -1e5), (1e12, 7.0)):
+        p = co.Problem(prior=P, values=[x + shift for x in v], privacy=[make(1.0)],
+                       utility=co.Bayes("bayes-mse", offset=offset))
+        r = co.solve(p)
+        assert r.status == base.status == "optimal"
+        assert r.objective == pytest.approx(base.objective, rel=1e-9)
+        q = [[F(x) for x in row] for row in r.channel]
+        Pf = [F(x) for x in p.prior]
+        h = [F(x) * F(p.utility.weight) + F(offset) for x in p.values]
+        mse = F(0)
+        for y in range(len(q[0])):
+            lam = sum(Pf[x] * q[x][y] for x in range(3))
+            if lam == 0:
+                continue
+            est = sum(Pf[x] * q[x][y] * h[x] for x in range(3)) / lam
+            mse += sum(Pf[x] * q[x][y] * (h[x] - est) ** 2 for x in range(3))
+        assert float(mse) == pytest.approx(r.objective, rel=1e-12)

@@ -324,9 +324,9 @@ def solve_bayes(problem: Problem, method: str, posterior: str = "auto", starts: 
     plan = plan_posterior(problem, posterior)
     if plan.rows is not None and plan.rows.size and np.max(plan.rows @ problem.prior) > 1e-12:
         # every channel's posteriors average to the prior, and K is convex: P must lie in K
-        return Result(status="infeasible", method=method, solver="HIGHS",
-                      message="no channel satisfies the notions: the prior itself is not an admissible posterior",
-                      timings={"solve_s": time.perf_counter() - t0})
+        why = "the prior itself is not an admissible posterior (every channel's posteriors average to it)"
+        return Result(status="infeasible", method=method, solver="HIGHS", message=f"no channel satisfies the notions: {why}",
+                      certificate=Certificate("structural", note=why), timings={"solve_s": time.perf_counter() - t0})
     try:
         solved = certified_optimum(plan, posterior, TIME_LIMIT if time_limit is None else time_limit, progress)
     except SolverError as e:

@@ -44,7 +44,8 @@ def posterior_rows(problem) -> np.ndarray:
                                "the posterior-space LP does not apply")
         C = notion.column_rows(problem)
         C = C.toarray() if sp.issparse(C) else np.asarray(C, dtype=float)
-        blocks.append(C / problem.prior[None, :])
+        top = np.abs(C).max(axis=1, keepdims=True)   # rows scaled first: e^700 / 1e-9 would overflow
+        blocks.append(np.divide(C, top, out=np.zeros_like(C), where=top > 0) / problem.prior[None, :])
     A = np.vstack(blocks) if blocks else np.zeros((0, problem.d))
     norms = np.linalg.norm(A, axis=1)
     A = A[norms > 0] / norms[norms > 0, None]
