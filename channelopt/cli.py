@@ -365,7 +365,6 @@ def _bench(args) -> int:
 
 
 def _reproduce(args) -> int:
-    from pathlib import Path
 
     from . import figures
     from .io import write_atomic

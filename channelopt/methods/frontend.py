@@ -23,6 +23,7 @@ CLARABEL, ECOS, SCS; conic: CLARABEL, ECOS, SCS). A solver named by the user is 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import sys
 import time
 from dataclasses import dataclass
@@ -214,15 +215,19 @@ def finish(problem: Problem, prog: Program, raw: RawSolution, solver: str, metho
     elif method == "conic":
         certificate = Certificate("convex-program", note=f"global optimum of a convex program up to "
                                                          f"{solver}'s tolerance; no independent bound")
+    # the status rests on the audit and the bound channelopt computed, not on the solver's word
     status, message = "optimal", repaired
     failed = audit_failure(problem, report)
     if failed:
         status, message = "inaccurate", f"{solver}: {failed}"
+    elif certificate is not None and certificate.bound is not None:
+        if not certified(objective, certificate.bound):
+            status, message = "local", (f"{solver}: feasible (audited), but the dual bound {certificate.bound:.10g} "
+                                        f"leaves a gap of {certificate.gap:.3g}, more than {OPTIMAL_GAP:g} relative: "
+                                        "not certified optimal")
     elif raw.status != "optimal":
-        status, message = "inaccurate", f"{solver} reported {raw.message}"
-    elif certificate is not None and certificate.bound is not None and not certified(objective, certificate.bound):
-        status, message = "inaccurate", (f"{solver}: the dual bound {certificate.bound:.10g} leaves a gap of "
-                                         f"{certificate.gap:.3g}, more than {OPTIMAL_GAP:g} relative: not certified")
+        status, message = "local", (f"{solver} reported {raw.message}: feasible (audited), but a convex program "
+                                    "solved inaccurately and no independent bound")
     return Result(status=status, channel=q, objective=objective, leakage=report.leakage,
                   satisfied=report.satisfied, measures=report.measures, certificate=certificate,
                   solver=solver, method=method, message=message)
@@ -347,6 +352,13 @@ def solve_bayes(problem: Problem, method: str, posterior: str = "auto", starts: 
     else:
         q = np.hstack([q, np.zeros((problem.d, problem.m - q.shape[1]))])
     result = bayes_result(problem, q, solved, reasons, method)
+    if result.status == "inaccurate":
+        trivial = trivial_result(problem, method, f"the posterior-space optimum failed ({result.message})")
+        if trivial.status == "local":
+            if result.certificate is not None:
+                trivial.certificate = dataclasses.replace(result.certificate, gap=abs(trivial.objective - result.certificate.bound),
+                                                          note="bound of the posterior-space LP; the channel is trivial")
+            result = trivial
     result.attempts = attempts
     result.timings = {"solve_s": time.perf_counter() - t0}
     return result

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import SolverError
 
 
 @dataclass
@@ -255,8 +254,8 @@ def solve_cvxpy(prog: Program, problem, solver: str, options: dict | None = None
         model.solve(solver=solver, **(options or {}))
     except cp.error.SolverError as e:
         return RawSolution("failed", None, None, None, f"{solver}: {e}")
-    except Exception as e:  # a crash inside the solver library
-        raise SolverError(f"{solver} crashed: {e}; try another solver (the solver argument)") from e
+    except Exception as e:  # a crash inside the solver library: this attempt failed, the chain goes on
+        return RawSolution("failed", None, None, None, f"{solver} crashed: {e}")
     if model.status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):
         return RawSolution("infeasible", None, None, None, model.status)
     if model.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or z.value is None:
