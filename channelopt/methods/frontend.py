@@ -205,7 +205,7 @@ def finish(problem: Problem, prog: Program, raw: RawSolution, solver: str, metho
         if fixed is not None and fixed[1] <= REPAIR_MAX:
             q, t = fixed
             report = audit(problem, q, with_measures=with_measures)
-            repaired = (f"{solver}'s channel failed the re-audit by round-off; mixed with the constant channel "
+            repaired = (f"{solver}'s channel missed the audit (round-off); mixed with the constant channel "
                         f"of its own output distribution (weight {t:.2g}) it passes")
     objective = problem.utility.evaluate(problem, q)
     certificate = None
@@ -224,7 +224,7 @@ def finish(problem: Problem, prog: Program, raw: RawSolution, solver: str, metho
         if not certified(objective, certificate.bound):
             status, message = "local", (f"{solver}: feasible (audited), but the dual bound {certificate.bound:.10g} "
                                         f"leaves a gap of {certificate.gap:.3g}, more than {OPTIMAL_GAP:g} relative: "
-                                        "not certified optimal")
+                                        "not certified optimal" + (f"; {repaired}" if repaired else ""))
     elif raw.status != "optimal":
         status, message = "local", (f"{solver} reported {raw.message}: feasible (audited), but a convex program "
                                     "solved inaccurately and no independent bound")
@@ -233,8 +233,9 @@ def finish(problem: Problem, prog: Program, raw: RawSolution, solver: str, metho
                   solver=solver, method=method, message=message)
 
 
-REPAIR_MAX = 1e-6
-"""Largest mixing weight `finish` accepts as a repair of round-off; a larger miss is reported."""
+REPAIR_MAX = 1e-2
+"""Largest mixing weight accepted as a repair; the repaired channel's objective is recomputed and
+its gap to the bound decides between optimal and local, so the repair can never overstate it."""
 
 
 def repair(problem: Problem, q: np.ndarray) -> tuple[np.ndarray, float] | None:
@@ -445,7 +446,7 @@ def bayes_result(problem: Problem, q: np.ndarray, solved: PosteriorSolution, rea
         if fixed is not None and fixed[1] <= REPAIR_MAX:
             q, t = fixed
             report = audit(problem, q)
-            repaired = ("the channel failed the re-audit by round-off; mixed with the constant channel of its "
+            repaired = ("the channel missed the audit (round-off); mixed with the constant channel of its "
                         f"own output distribution (weight {t:.2g}) it passes")
     objective = util.evaluate(problem, q)
     bound, weak = clamp_bound(problem, util.from_gain(problem, solved.bound))
@@ -463,7 +464,7 @@ def bayes_result(problem: Problem, q: np.ndarray, solved: PosteriorSolution, rea
                                     + (f"; {weak}" if weak else ""))
     elif not certified(objective, bound):
         status, message = "local", (f"the audited channel is {gap:.3g} from the bound, more than {OPTIMAL_GAP:g} "
-                                    "relative: not certified optimal")
+                                    "relative: not certified optimal" + (f"; {repaired}" if repaired else ""))
     else:
         status, message = "optimal", repaired
     failed = audit_failure(problem, report)
