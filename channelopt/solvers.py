@@ -44,14 +44,24 @@ class Backend:
     def available(self) -> bool:
         return importlib.util.find_spec(self.module) is not None
 
-    def __call__(self, program, problem):
-        return self.run(program, problem, self.options)
+    time_key: str | None = None
+    """The backend's own name of a wall-clock limit in seconds, if it has one."""
+    max_time: float | None = None
+    """A limit applied on every call (first-order solvers that otherwise iterate for minutes)."""
+
+    def __call__(self, program, problem, time_limit: float | None = None):
+        """Solve `program`; `time_limit` (seconds) bounds the call where the backend allows it."""
+        options = dict(self.options)
+        limits = [t for t in (time_limit, self.max_time) if t is not None]
+        if limits and self.time_key:
+            options[self.time_key] = max(min(limits), 1e-3)
+        return self.run(program, problem, options)
 
 
 def _highs(program, problem, options):
     from .methods.lp import solve_highs
 
-    return solve_highs(program, ipm=options.get("solver") == "ipm")
+    return solve_highs(program, ipm=options.get("solver") == "ipm", time_limit=options.get("time_limit"))
 
 
 def _cvxpy(name: str):
@@ -65,12 +75,13 @@ def _cvxpy(name: str):
 LP, CONIC = frozenset({"lp"}), frozenset({"lp", "conic"})
 
 BACKENDS: dict[str, Backend] = {b.name: b for b in (
-    Backend("HIGHS", LP, "highspy", _highs),
-    Backend("HIGHS-IPM", LP, "highspy", _highs, {"solver": "ipm"}, fallback=False),
+    Backend("HIGHS", LP, "highspy", _highs, time_key="time_limit"),
+    Backend("HIGHS-IPM", LP, "highspy", _highs, {"solver": "ipm"}, fallback=False, time_key="time_limit"),
     Backend("CLARABEL", CONIC, "clarabel", _cvxpy("CLARABEL"),
-            {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}),
+            {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}, time_key="time_limit"),
     Backend("ECOS", CONIC, "ecos", _cvxpy("ECOS"), {"abstol": 1e-10, "reltol": 1e-10, "feastol": 1e-10}),
-    Backend("SCS", CONIC, "scs", _cvxpy("SCS"), {"max_iters": 20000, "eps_abs": 1e-9, "eps_rel": 1e-9}),
+    Backend("SCS", CONIC, "scs", _cvxpy("SCS"), {"max_iters": 20000, "eps_abs": 1e-9, "eps_rel": 1e-9},
+            time_key="time_limit_secs", max_time=60.0),
 )}
 """Every backend, in fallback order."""
 

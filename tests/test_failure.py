@@ -153,3 +153,14 @@ def test_api_guards_name_the_argument():
         co.sweep(p, epsilon=[0.5, 1.0], n_jobs=10 ** 6)
     with pytest.raises(co.ProblemError, match="at most 100,000 points"):
         co.sweep(p, epsilon=np.linspace(0.1, 1, 200_000))
+
+
+def test_time_limit_bounds_the_lp_solver_chain():
+    """A limit too short for the LP: the chain stops, says so, and returns a feasible channel."""
+    from channelopt.notions import MetricLDP
+
+    P = np.random.default_rng(0).dirichlet(np.ones(100))
+    p = co.Problem(prior=P, privacy=[MetricLDP(0.5, grid=[10, 10])], utility=co.Distortion("hamming"))
+    r = co.solve(p, time_limit=0.5)
+    assert r.status == "local" and co.audit(p, r.channel).ok
+    assert any("time limit" in a["message"].lower() for a in r.attempts)

@@ -70,7 +70,9 @@ def solve(problem: Problem, solver: str | None = None, *, fallback: bool = True,
     bayes_options : for Bayes utilities, e.g. {"posterior": "enumerate" | "columns" | "structured"},
         {"starts": 20, "seed": 0} for the local method.
     time_limit : seconds for the certified Bayes search (default `posterior.TIME_LIMIT`); when it
-        runs out the best channel found is returned with status "local" and a valid bound.
+        runs out the best channel found is returned with status "local" and a valid bound. For LP
+        and conic problems it bounds the whole solver chain (default: none; SCS alone is always
+        held to `solvers.BACKENDS["SCS"].max_time`).
     progress : a progress bar on stderr for long Bayes solves (default: when stderr is a terminal).
     """
     solver = problem.solver if solver is None else solver
@@ -86,7 +88,7 @@ def solve(problem: Problem, solver: str | None = None, *, fallback: bool = True,
     if method in ("posterior-lp", "local"):
         result = solve_bayes(problem, method, time_limit=time_limit, progress=progress, **(bayes_options or {}))
     else:
-        result = solve_program(problem, method, solver, fallback)
+        result = solve_program(problem, method, solver, fallback, time_limit)
     result.time_s = time.perf_counter() - t0
     result.timings["total_s"] = result.time_s
     return result
@@ -102,7 +104,8 @@ def solve_certified(problem: Problem) -> Result:
 
 # ---- LP and conic problems ---------------------------------------------------------------------
 
-def solve_program(problem: Problem, method: str, solver: str, fallback: bool) -> Result:
+def solve_program(problem: Problem, method: str, solver: str, fallback: bool,
+                  time_limit: float | None = None) -> Result:
     """One program, through the solvers in `attempt_order` until one is certified optimal.
 
     `infeasible` needs a proof: a structural one from a notion (`Notion.infeasibility`) or a
@@ -119,9 +122,14 @@ def solve_program(problem: Problem, method: str, solver: str, fallback: bool) ->
     prog = build(problem)
     t_compile = time.perf_counter() - t0
     attempts, best = [], None
+    deadline = None if time_limit is None else t0 + time_limit
     for name in attempt_order(method, solver, fallback):
         t1 = time.perf_counter()
-        raw = BACKENDS[name](prog, problem)
+        if deadline is not None and t1 >= deadline:
+            attempts.append({"solver": name, "status": "failed", "solve_s": 0.0,
+                             "message": "not tried: the time limit ran out"})
+            continue
+        raw = BACKENDS[name](prog, problem, None if deadline is None else deadline - t1)
         t_solve = time.perf_counter() - t1
         record = {"solver": name, "status": raw.status, "solve_s": t_solve, "message": raw.message}
         attempts.append(record)

@@ -179,7 +179,8 @@ class RawSolution:
     basis: object = None
 
 
-def solve_highs(prog: Program, ipm: bool = False, highs=None, basis=None) -> RawSolution:
+def solve_highs(prog: Program, ipm: bool = False, highs=None, basis=None,
+                time_limit: float | None = None) -> RawSolution:
     """HiGHS called directly on the sparse program (dual simplex, or interior point + crossover).
 
     highs: a `highspy.Highs` to reuse (its options kept); basis: a `HighsBasis` of a program of
@@ -203,6 +204,8 @@ def solve_highs(prog: Program, ipm: bool = False, highs=None, basis=None) -> Raw
     lp.a_matrix_.index_ = A.indices
     lp.a_matrix_.value_ = A.data
     h.passModel(lp)
+    if time_limit is not None:
+        h.setOptionValue("time_limit", float(time_limit))
     if basis is not None:
         h.setBasis(basis)
     h.run()
