@@ -344,9 +344,11 @@ def solve_bayes(problem: Problem, method: str, posterior: str = "auto", starts: 
     try:
         solved = certified_optimum(plan, posterior, TIME_LIMIT if time_limit is None else time_limit, progress)
     except SolverError as e:
-        return Result(status="solver-failed", method=method, solver="HIGHS", message=str(e),
-                      attempts=[{"solver": "HIGHS", "status": "failed", "solve_s": time.perf_counter() - t0,
-                                 "message": str(e)}], timings={"solve_s": time.perf_counter() - t0})
+        result = trivial_result(problem, method, f"the posterior-space LP failed ({e})")
+        result.attempts = [{"solver": "HIGHS", "status": "failed", "solve_s": time.perf_counter() - t0,
+                            "message": str(e)}]
+        result.timings = {"solve_s": time.perf_counter() - t0}
+        return result
     t_solve = time.perf_counter() - t0
     attempts = [{"solver": "HIGHS", "status": "optimal", "solve_s": t_solve, "message": solved.info["algorithm"]}]
     q = channel_from_weights(solved.V, solved.w, problem.prior)
