@@ -51,15 +51,17 @@ def start_batch(tmp_path, jobs=2):
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="process table via pgrep and /proc")
-def test_sigterm_stops_workers_and_removes_partial_output(tmp_path):
+@pytest.mark.parametrize("sig,code,line", [(signal.SIGTERM, 143, "channelopt: terminated"),
+                                           (signal.SIGINT, 130, "channelopt: interrupted")])
+def test_signals_stop_workers_and_remove_partial_output(tmp_path, sig, code, line):
     proc = start_batch(tmp_path)
     kids = children(proc.pid)
     grandkids = [g for k in kids for g in children(k)]
     assert kids, "the batch should have started worker processes"
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(sig)
     out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 143
-    assert err.strip().splitlines() == ["channelopt: terminated"]
+    assert proc.returncode == code
+    assert err.strip().splitlines() == [line]
     time.sleep(1.0)
     assert [p for p in kids + grandkids if alive(p)] == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.csv", "t.toml"]
