@@ -12,6 +12,7 @@ import numpy as np
 
 from .errors import ChannelOptError, ProblemError
 from .problem import SOLVERS
+from .solvers import canonical
 
 
 class _Parser(argparse.ArgumentParser):
@@ -25,7 +26,8 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("solve", help="optimal channel for a problem file")
     s.add_argument("file")
     s.add_argument("--json", action="store_true", help="print the result as JSON")
-    s.add_argument("--solver", choices=SOLVERS, help="solver to try first (default: the file's, else auto)")
+    s.add_argument("--solver", choices=SOLVERS, type=canonical,
+                   help="solver to try first, any case (default: the file's, else auto)")
     s.add_argument("--no-fallback", action="store_true", help="do not try other solvers when one fails")
     s.add_argument("--out", help="also write the JSON result to this file (atomically)")
     s.add_argument("--time-limit", help="seconds for a certified Bayes optimum (default 60), or for the whole "

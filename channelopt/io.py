@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import ProblemError
+from .errors import ProblemError, did_you_mean
 from .notions import parse_notion
 from .problem import Joint, Problem
 from .utility import parse_utility
@@ -32,7 +32,8 @@ def _table(doc: dict, key: str, allowed: set, required: bool = False) -> dict:
         raise ProblemError(f"{key} must be a table, got {t!r}")
     unknown = sorted(set(t) - allowed)
     if unknown:
-        raise ProblemError(f"{key}: unknown key {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})")
+        raise ProblemError(f"{key}: unknown key {unknown[0]!r}{did_you_mean(unknown[0], allowed)} "
+                           f"(allowed: {', '.join(sorted(allowed))})")
     return t
 
 
@@ -40,7 +41,8 @@ def problem_from_dict(doc: dict) -> Problem:
     """A Problem from the parsed TOML document (CLI.md "Problem files")."""
     unknown = sorted(set(doc) - TOP_KEYS)
     if unknown:
-        raise ProblemError(f"unknown top-level key {unknown[0]!r} (allowed: {', '.join(sorted(TOP_KEYS))})")
+        raise ProblemError(f"unknown top-level key {unknown[0]!r}{did_you_mean(unknown[0], TOP_KEYS)} "
+                           f"(allowed: {', '.join(sorted(TOP_KEYS))})")
     name = doc.get("name", "")
     if not isinstance(name, str):
         raise ProblemError(f"name must be a string, got {name!r}")

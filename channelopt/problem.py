@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from .errors import ProblemError
+from .errors import ProblemError, did_you_mean
 
-from .solvers import SOLVERS
+from .solvers import SOLVERS, canonical
 """Solver names accepted everywhere (problem files, CLI, Python)."""
 
 SUM_TOL = 1e-9
@@ -253,10 +253,15 @@ class Problem:
         if self.output_values is not None:
             object.__setattr__(self, "output_values",
                                _readonly(as_vector("output.values", self.output_values, int(m))))
+        object.__setattr__(self, "solver", canonical(self.solver))
         if self.solver not in SOLVERS:
-            raise ProblemError(f"solver.name must be one of {', '.join(SOLVERS)}, got {_fmt(self.solver)}")
+            raise ProblemError(f"solver.name must be one of {', '.join(SOLVERS)}, got {_fmt(self.solver)}"
+                               f"{did_you_mean(self.solver, SOLVERS)}")
         privacy = tuple(self.privacy) if isinstance(self.privacy, (list, tuple)) else (self.privacy,)
+        privacy = tuple(_as_notion(n, i) for i, n in enumerate(privacy))
         object.__setattr__(self, "privacy", privacy)
+        if self.utility is not None:
+            object.__setattr__(self, "utility", _as_utility(self.utility))
         for i, notion in enumerate(privacy):
             notion.validate(self, f"privacy[{i}]")
         if self.utility is not None:
@@ -299,3 +304,32 @@ class Problem:
         conditional[np.arange(raw.size), f] = 1.0
         kwargs.pop("normalize", None)
         return cls(prior=raw @ conditional, latent=Joint(raw, conditional), **kwargs)
+
+
+def _as_notion(value, i: int):
+    """A privacy entry as a Notion: a Notion, a problem-file table ({"notion": "lip", "epsilon": 1})
+    or a (name, {parameters}) pair; anything else is a TypeError naming the argument."""
+    from .notions import Notion, parse_notion
+
+    if isinstance(value, Notion):
+        return value
+    if isinstance(value, dict):
+        return parse_notion(value, f"privacy[{i}]")
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str) and isinstance(value[1], dict):
+        return parse_notion({"notion": value[0], **value[1]}, f"privacy[{i}]")
+    raise TypeError(f"privacy[{i}] must be a notion (e.g. channelopt.LIP(1.0)), a table such as "
+                    f"{{'notion': 'lip', 'epsilon': 1.0}} or a pair ('lip', {{'epsilon': 1.0}}); got {value!r}")
+
+
+def _as_utility(value):
+    """The utility as an object: Distortion/Bayes as given, a kind name, or a problem-file table."""
+    from .utility import Bayes, Distortion, parse_utility
+
+    if isinstance(value, (Bayes, Distortion)):
+        return value
+    if isinstance(value, str):
+        return parse_utility({"kind": value})
+    if isinstance(value, dict):
+        return parse_utility(value)
+    raise TypeError(f"utility must be channelopt.Distortion(...), channelopt.Bayes(...), a kind name such as "
+                    f"'hamming' or a table such as {{'kind': 'bayes-mse'}}; got {value!r}")

@@ -105,3 +105,13 @@ def attempt_order(kind: str, solver: str | None, fallback: bool) -> list[str]:
         raise ProblemError(f"solver.name {solver!r} cannot solve this problem: a notion needs a conic "
                            f"solver ({', '.join(fallback_order('conic'))})")
     return [solver] + [s for s in order if s != solver] if fallback else [solver]
+
+
+def canonical(name):
+    """The registered spelling of a solver name given in any case ("highs" -> "HIGHS"); other
+    values come back unchanged for the caller to reject."""
+    if isinstance(name, str):
+        for s in SOLVERS:
+            if s.lower() == name.lower():
+                return s
+    return name

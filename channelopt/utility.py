@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .errors import ProblemError
+from .errors import ProblemError, did_you_mean
 from .problem import as_matrix, as_prior_rows, as_vector
 
 
@@ -34,7 +34,8 @@ class Distortion:
 
     def __post_init__(self):
         if self.kind not in LINEAR_KINDS:
-            raise ProblemError(f"utility.kind must be one of {', '.join(LINEAR_KINDS)} for Distortion, got {self.kind!r}")
+            raise ProblemError(f"utility.kind must be one of {', '.join(LINEAR_KINDS)} for Distortion, got {self.kind!r}"
+                              f"{did_you_mean(self.kind, LINEAR_KINDS)}")
         if (self.matrix is None) != (self.kind != "distortion"):
             raise ProblemError("utility.matrix is required for kind = 'distortion' and only allowed there")
         if (self.prior_lower is None) != (self.prior_upper is None):
@@ -106,17 +107,19 @@ def parse_utility(table) -> Any:
         raise ProblemError(f"utility must be a table, got {table!r}")
     kind = table.get("kind")
     if kind not in UTILITY_KINDS:
-        raise ProblemError(f"utility.kind must be one of {', '.join(UTILITY_KINDS)}, got {kind!r}")
+        raise ProblemError(f"utility.kind must be one of {', '.join(UTILITY_KINDS)}, got {kind!r}{did_you_mean(kind, UTILITY_KINDS)}")
     if kind in BAYES_KINDS:
         allowed = {"kind", "weight", "offset", "normalized"}
         unknown = sorted(set(table) - allowed)
         if unknown:
-            raise ProblemError(f"utility: unknown key {unknown[0]!r} for kind {kind!r} (allowed: {', '.join(sorted(allowed))})")
+            raise ProblemError(f"utility: unknown key {unknown[0]!r}{did_you_mean(unknown[0], allowed)} for kind {kind!r} "
+                               f"(allowed: {', '.join(sorted(allowed))})")
         return Bayes(**table)
     allowed = {"kind", "matrix", "priors", "prior_lower", "prior_upper"}
     unknown = sorted(set(table) - allowed)
     if unknown:
-        raise ProblemError(f"utility: unknown key {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})")
+        raise ProblemError(f"utility: unknown key {unknown[0]!r}{did_you_mean(unknown[0], allowed)} "
+                           f"(allowed: {', '.join(sorted(allowed))})")
     return Distortion(**{k: table[k] for k in table})
 
 
@@ -152,7 +155,8 @@ class Bayes:
 
     def __post_init__(self):
         if self.kind not in BAYES_KINDS:
-            raise ProblemError(f"utility.kind must be one of {', '.join(UTILITY_KINDS)}, got {self.kind!r}")
+            raise ProblemError(f"utility.kind must be one of {', '.join(UTILITY_KINDS)}, got {self.kind!r}"
+                               f"{did_you_mean(self.kind, UTILITY_KINDS)}")
         for k in ("weight", "offset"):
             v = getattr(self, k)
             if isinstance(v, bool) or not isinstance(v, (int, float, np.floating)) or not np.isfinite(v):

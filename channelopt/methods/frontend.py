@@ -26,14 +26,15 @@ import contextlib
 import dataclasses
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..audit import audit
-from ..errors import ProblemError, SolverError
+from ..errors import ProblemError, SolverError, did_you_mean
 from ..problem import Problem
-from ..solvers import BACKENDS, SOLVERS, attempt_order
+from ..solvers import BACKENDS, SOLVERS, attempt_order, canonical
 from ..utility import entropy_rows
 from .colgen import column_generation as structured_column_generation
 from .local import local_search
@@ -75,9 +76,11 @@ def solve(problem: Problem, solver: str | None = None, *, fallback: bool = True,
         held to `solvers.BACKENDS["SCS"].max_time`).
     progress : a progress bar on stderr for long Bayes solves (default: when stderr is a terminal).
     """
-    solver = problem.solver if solver is None else solver
+    solver = problem.solver if solver is None else canonical(solver)
     if solver not in SOLVERS:
-        raise ProblemError(f"solver must be one of {', '.join(SOLVERS)}, got {solver!r}")
+        raise ProblemError(f"solver must be one of {', '.join(SOLVERS)}, got {solver!r}{did_you_mean(solver, SOLVERS)}")
+    if not problem.privacy:
+        warnings.warn("the problem has no privacy notion: nothing constrains the channel", stacklevel=2)
     if time_limit is not None:
         if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float, np.integer, np.floating)) \
                 or not np.isfinite(time_limit) or time_limit <= 0:

@@ -41,7 +41,7 @@ def clean(q: np.ndarray) -> tuple[np.ndarray | None, str]:
     sums = q.sum(axis=1)
     worst = int(np.argmax(np.abs(sums - 1)))
     if abs(sums[worst] - 1) > ROW_TOL:
-        return None, f"row {worst} sums to {sums[worst]!r}, off by more than {ROW_TOL:g}"
+        return None, f"row {worst} sums to {float(sums[worst])!r}, off by more than {ROW_TOL:g}"
     return q / sums[:, None], ""
 
 

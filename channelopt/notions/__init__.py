@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import ProblemError
+from ..errors import ProblemError, did_you_mean
 from .base import AUDIT_TOL, LinearBlock, NotHomogeneous, Notion, within
 from .information import MIL, MIP, mutual_information
 from .ldp import DI, IDLDP, LDP
@@ -21,7 +21,7 @@ def parse_notion(table, key: str) -> Notion:
         raise ProblemError(f"{key} must be a table, got {table!r}")
     name = table.get("notion")
     if not isinstance(name, str) or name not in NOTIONS:
-        raise ProblemError(f"{key}.notion must be one of {', '.join(NOTIONS)}, got {name!r}")
+        raise ProblemError(f"{key}.notion must be one of {', '.join(NOTIONS)}, got {name!r}{did_you_mean(name, NOTIONS)}")
     cls = NOTIONS[name]
     try:
         return cls.parse(table, key)

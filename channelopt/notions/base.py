@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import ProblemError
+from ..errors import ProblemError, did_you_mean
 
 AUDIT_TOL = 1e-7
 """A notion holds if its audited leakage is at most `budget + AUDIT_TOL * max(1, budget)`.
@@ -315,7 +315,7 @@ class Notion(ABC):
 def check_keys(table: dict, allowed, key: str) -> None:
     unknown = sorted(set(table) - set(allowed) - {"notion"})
     if unknown:
-        raise ProblemError(f"{key}: unknown key {unknown[0]!r} for notion {table.get('notion')!r} "
+        raise ProblemError(f"{key}: unknown key {unknown[0]!r}{did_you_mean(unknown[0], allowed)} for notion {table.get('notion')!r} "
                            f"(allowed: {', '.join(sorted(allowed))})")
 
 
