@@ -12,6 +12,7 @@ import numpy as np
 
 from .errors import ChannelOptError, ProblemError
 from .problem import SOLVERS
+from .methods.result import format_leakage
 from .solvers import canonical
 
 
@@ -26,6 +27,8 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("solve", help="optimal channel for a problem file")
     s.add_argument("file")
     s.add_argument("--json", action="store_true", help="print the result as JSON")
+    s.add_argument("--full", action="store_true", help="print the whole channel, however large")
+    s.add_argument("--channel-out", help="write the channel as CSV (one row per input)")
     s.add_argument("--solver", choices=SOLVERS, type=canonical,
                    help="solver to try first, any case (default: the file's, else auto)")
     s.add_argument("--no-fallback", action="store_true", help="do not try other solvers when one fails")
@@ -99,20 +102,6 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _fmt_leak(v) -> str:
-    if isinstance(v, dict):
-        return ", ".join(f"{k} {_fmt_leak(x)}" for k, x in v.items())
-    return f"{v:.6g}"
-
-
-def _print_channel(problem, q: np.ndarray) -> None:
-    labels = problem.labels or [str(x) for x in range(problem.d)]
-    width = max(len(s) for s in labels)
-    print("channel q[x][y] = Pr(Y=y | X=x):")
-    for lab, row in zip(labels, q):
-        print(f"  {lab:>{width}}  " + "  ".join(f"{v:.6f}" for v in row))
-
-
 def _time_limit(text: str | None) -> float | None:
     """--time-limit as seconds: a positive finite number."""
     if text is None:
@@ -131,33 +120,24 @@ def _solve(args) -> int:
     from .methods import solve
 
     problem = load_problem(args.file)
-    if args.out:
-        from .io import check_writable
+    from .io import check_writable
 
+    if args.out:
         check_writable(args.out, "--out")
+    if args.channel_out:
+        check_writable(args.channel_out, "--channel-out")
     result = solve(problem, solver=args.solver, fallback=not args.no_fallback,
                    time_limit=_time_limit(args.time_limit), progress=args.progress)
     doc = result.to_json()
     if args.out:
         write_atomic(args.out, json.dumps(doc, indent=2) + "\n")
+    if args.channel_out and result.channel is not None:
+        write_atomic(args.channel_out, "\n".join(",".join(repr(float(v)) for v in row) for row in result.channel) + "\n")
     if args.json:
         print(json.dumps(doc, indent=2))
     else:
         print(f"problem:   {problem.name or args.file}")
-        print(f"status:    {result.status}" + (f" ({result.message})" if result.message else ""))
-        if result.channel is not None:
-            print(f"objective: {result.objective:.10g}  ({problem.utility.kind})")
-            _print_channel(problem, result.channel)
-            for k, v in result.leakage.items():
-                mark = "ok" if result.satisfied[k] else "VIOLATED"
-                print(f"leakage {k}: {_fmt_leak(v)}  [{mark}]")
-        if result.certificate:
-            c = result.certificate
-            if c.bound is not None:
-                print(f"certificate: {c.method}, {c.side.replace('_', ' ')} {c.bound:.10g}, gap {c.gap:.3g}")
-            else:
-                print(f"certificate: {c.method}: {c.note}")
-        print(f"solver:    {result.solver} via {result.method}, {result.time_s:.3f} s")
+        print(result.summary(full=args.full))
     return 0 if result.status in ("optimal", "local") else 1
 
 
@@ -176,8 +156,8 @@ def _audit(args) -> int:
         print(json.dumps(jsonable(doc), indent=2))
     else:
         for k, v in report.leakage.items():
-            print(f"{k}: {_fmt_leak(v)}  [{'ok' if report.satisfied[k] else 'VIOLATED'}]")
-        print("measures: " + "; ".join(f"{k} {_fmt_leak(v)}" for k, v in report.measures.items()))
+            print(f"{k}: {format_leakage(v)}  [{'ok' if report.satisfied[k] else 'VIOLATED'}]")
+        print("measures: " + "; ".join(f"{k} {format_leakage(v)}" for k, v in report.measures.items()))
         if "objective" in doc:
             print(f"objective ({problem.utility.kind}): {doc['objective']:.10g}")
     return 0 if report.ok else 1

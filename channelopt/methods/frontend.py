@@ -94,6 +94,7 @@ def solve(problem: Problem, solver: str | None = None, *, fallback: bool = True,
         result = solve_program(problem, method, solver, fallback, time_limit)
     result.time_s = time.perf_counter() - t0
     result.timings["total_s"] = result.time_s
+    result.labels, result.kind = problem.labels, problem.utility.kind
     return result
 
 

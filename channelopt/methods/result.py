@@ -45,6 +45,13 @@ def clean(q: np.ndarray) -> tuple[np.ndarray | None, str]:
     return q / sums[:, None], ""
 
 
+def format_leakage(v) -> str:
+    """A leakage for people: 6 significant digits; ALIP's pair as "lower x, upper y"."""
+    if isinstance(v, dict):
+        return ", ".join(f"{k} {format_leakage(x)}" for k, x in v.items())
+    return f"{v:.6g}"
+
+
 class PosteriorSolution(NamedTuple):
     """The posterior-space LP's answer (vertex enumeration, column generation or the orbit LP).
 
@@ -135,6 +142,100 @@ class Result:
     timings: dict = field(default_factory=dict)
     attempts: list = field(default_factory=list)
     message: str = ""
+    labels: tuple | None = field(default=None, repr=False, compare=False)
+    """Input labels for display (not part of the JSON contract)."""
+    kind: str = field(default="", repr=False, compare=False)
+    """The utility's kind, for display."""
+
+    SUMMARY_MAX = 12
+    """Channels larger than this (either side) are summarized in `summary` unless `full`."""
+
+    def _labels(self) -> list[str]:
+        d = 0 if self.channel is None else self.channel.shape[0]
+        return list(self.labels) if self.labels else [str(x) for x in range(d)]
+
+    def summary(self, full: bool = False) -> str:
+        """What `channelopt solve` prints: status, objective, channel, leakage, certificate, solver.
+        A channel larger than SUMMARY_MAX x SUMMARY_MAX shows each row's three largest entries
+        unless `full`."""
+        out = [f"status:    {self.status}" + (f" ({self.message})" if self.message else "")]
+        if self.channel is not None:
+            out.append(f"objective: {self.objective:.10g}" + (f"  ({self.kind})" if self.kind else ""))
+            q, labels = self.channel, self._labels()
+            width = max(len(s) for s in labels)
+            if full or max(q.shape) <= self.SUMMARY_MAX:
+                out.append("channel q[x][y] = Pr(Y=y | X=x):")
+                out += [f"  {lab:>{width}}  " + "  ".join(f"{v:.6f}" for v in row) for lab, row in zip(labels, q)]
+            else:
+                out.append(f"channel q[x][y] = Pr(Y=y | X=x): {q.shape[0]} x {q.shape[1]}, "
+                           "each row's largest entries (full matrix: --full, --channel-out or the JSON):")
+                for lab, row in zip(labels, q):
+                    top = np.argsort(-row, kind="stable")[:3]
+                    out.append(f"  {lab:>{width}}  " + "  ".join(f"y{y}: {row[y]:.6f}" for y in top if row[y] > 0))
+            for k, v in self.leakage.items():
+                out.append(f"leakage {k}: {format_leakage(v)}  [{'ok' if self.satisfied.get(k) else 'VIOLATED'}]")
+        c = self.certificate
+        if c is not None:
+            out.append(f"certificate: {c.method}, {c.side.replace('_', ' ')} {c.bound:.10g}, gap {c.gap:.3g}"
+                       if c.bound is not None else f"certificate: {c.method}: {c.note}")
+        out.append(f"solver:    {self.solver} via {self.method}, {self.time_s:.3f} s")
+        return "\n".join(out)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def _repr_html_(self) -> str:
+        """A notebook view: status, the channel as a labelled table, leakage, certificate, timings."""
+        import html
+
+        parts = [f"<p><b>status</b>: {html.escape(self.status)}"
+                 + (f" — {html.escape(self.message)}" if self.message else "") + "</p>"]
+        if self.channel is not None:
+            parts.append(f"<p><b>objective</b>: {self.objective:.10g} {html.escape(self.kind)}</p>")
+            head = "".join(f"<th>y{y}</th>" for y in range(self.channel.shape[1]))
+            rows = "".join(f"<tr><th>{html.escape(lab)}</th>" + "".join(f"<td>{v:.6f}</td>" for v in row) + "</tr>"
+                           for lab, row in zip(self._labels(), self.channel))
+            parts.append(f"<table><tr><th>x \\ y</th>{head}</tr>{rows}</table>")
+            parts.append("<ul>" + "".join(
+                f"<li>leakage {html.escape(k)}: {html.escape(format_leakage(v))} "
+                f"[{'ok' if self.satisfied.get(k) else '<b>VIOLATED</b>'}]</li>" for k, v in self.leakage.items()) + "</ul>")
+        c = self.certificate
+        if c is not None:
+            parts.append(f"<p><b>certificate</b>: {html.escape(c.method)}"
+                         + (f", {c.side.replace('_', ' ')} {c.bound:.10g}, gap {c.gap:.3g}" if c.bound is not None
+                            else f": {html.escape(c.note)}") + "</p>")
+        timing = ", ".join(f"{k} {v:.3f} s" for k, v in self.timings.items() if isinstance(v, float))
+        parts.append(f"<p><b>solver</b>: {html.escape(self.solver)} via {html.escape(self.method)}; {timing}</p>")
+        return "\n".join(parts)
+
+    def to_frame(self):
+        """The channel as a pandas DataFrame (rows: input labels, columns: y0, y1, ...); needs pandas
+        (`pip install channelopt[pandas]`)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("Result.to_frame needs pandas: pip install 'channelopt[pandas]'") from None
+        if self.channel is None:
+            raise ValueError(f"no channel to show (status {self.status})")
+        return pd.DataFrame(self.channel, index=self._labels(),
+                            columns=[f"y{y}" for y in range(self.channel.shape[1])])
+
+    def plot(self, ax=None):
+        """A heat map of the channel with the input labels; returns the matplotlib Axes."""
+        import matplotlib.pyplot as plt
+
+        if self.channel is None:
+            raise ValueError(f"no channel to plot (status {self.status})")
+        if ax is None:
+            _, ax = plt.subplots(figsize=(1 + 0.4 * self.channel.shape[1], 1 + 0.4 * self.channel.shape[0]))
+        im = ax.imshow(self.channel, vmin=0.0, vmax=1.0, cmap="viridis", aspect="auto")
+        ax.set_yticks(range(self.channel.shape[0]), self._labels())
+        ax.set_xlabel("output y")
+        ax.set_ylabel("input x")
+        ax.set_title(f"Pr(Y=y | X=x): {self.status}" + (f", {self.kind} {self.objective:.4g}" if self.kind else ""),
+                     fontsize=9)
+        ax.figure.colorbar(im, ax=ax)
+        return ax
 
     @property
     def ok(self) -> bool:
