@@ -76,7 +76,8 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument("--jobs", type=int, default=1, help="parallel workers over chunks of the sweep")
     w.add_argument("--out", help="write the table as CSV to this file (atomically)")
     w.add_argument("--json", action="store_true", help="print the results as JSON")
-    w.add_argument("--progress", action="store_true", help="progress bar on stderr")
+    w.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar on stderr (default: when stderr is a terminal)")
     h = sub.add_parser("batch", help="one optimal channel per user prior (millions of users), streamed to .npz")
     h.add_argument("file", help="problem file: notions and utility (its prior only fixes d)")
     h.add_argument("--priors", required=True, help="CSV (one user per row, no header) or .npy of priors")
@@ -84,7 +85,8 @@ def _parser() -> argparse.ArgumentParser:
     h.add_argument("--jobs", type=int, default=1, help="parallel workers (-1: all cores)")
     h.add_argument("--chunk-size", type=int, default=20000, help="users per chunk (memory per worker)")
     h.add_argument("--json", action="store_true", help="print the summary as JSON")
-    h.add_argument("--progress", action="store_true", help="progress bar on stderr")
+    h.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar on stderr (default: when stderr is a terminal)")
     b = sub.add_parser("bench", help="solver-speed benchmark: every solver and baselines, time vs d")
     b.add_argument("--notions", help="comma-separated, default: all of ldp,lip,lip-latent,minid-ldp,pufferfish,bp-lip")
     b.add_argument("--utilities", help="comma-separated, default: hamming,bayes-mse")
@@ -100,6 +102,11 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--quick", action="store_true", help="coarser grids and fewer users / runs")
     r.add_argument("--out", default="figures", help="output directory (default: figures)")
     return p
+
+
+def _progress(flag: bool | None) -> bool:
+    """--progress / --no-progress, else on when stderr is a terminal."""
+    return sys.stderr.isatty() if flag is None else flag
 
 
 def _time_limit(text: str | None) -> float | None:
@@ -259,15 +266,14 @@ def _sweep(args) -> int:
     if args.out:
         check_writable(args.out, "--out")
     kw = {"epsilon": _epsilons(args.epsilon)} if args.epsilon is not None else {"priors": read_priors(args.priors)}
-    results = sweep(problem, **kw, n_jobs=args.jobs, progress=args.progress)
+    results = sweep(problem, **kw, n_jobs=args.jobs, progress=_progress(args.progress))
     keys = list(results[0].leakage) if results[0].leakage else []
-    head = ["point", "epsilon" if args.epsilon is not None else "prior", "status", "objective", "bound",
-            "time_s"] + [f"leakage_{k}" for k in keys]
+    head = ["point", results.param, "status", "objective", "bound", "time_s"] + [f"leakage_{k}" for k in keys]
     rows = []
-    for i, r in enumerate(results):
-        b = r.certificate.bound if r.certificate else None
-        x = kw["epsilon"][i] if args.epsilon is not None else " ".join(f"{v:g}" for v in kw["priors"][i])
-        rows.append([i, x, r.status, r.objective, b, r.time_s] + [r.leakage.get(k) for k in keys])
+    for row in results.rows():
+        x = row[results.param] if results.param == "epsilon" else " ".join(f"{v:g}" for v in row["prior"])
+        rows.append([row["point"], x, row["status"], row["objective"], row["bound"], row["time_s"]]
+                    + [row.get(f"leakage_{k}") for k in keys])
     if args.out:
         import csv
         import io
@@ -279,6 +285,12 @@ def _sweep(args) -> int:
         write_atomic(args.out, buf.getvalue())
     if args.json:
         print(json.dumps([dict(zip(head, r)) for r in rows], indent=2, default=float))
+    elif args.out:   # the table went to the file: a summary here
+        from collections import Counter
+
+        counts = Counter(r.status for r in results)
+        print(f"{len(results)} points: " + ", ".join(f"{v} {k}" for k, v in counts.most_common())
+              + f"; table written to {args.out}")
     else:
         print("  ".join(f"{h:>12}" for h in head))
         for r in rows:
@@ -300,7 +312,7 @@ def _batch(args) -> int:
 
     priors = check_priors(read_priors(args.priors), problem.d, key="--priors")
     res = solve_batch(priors, problem, out=args.out, chunk_size=args.chunk_size, n_jobs=args.jobs,
-                      progress=args.progress)
+                      progress=_progress(args.progress))
     doc = {"users": res.n_users, "status": res.counts, "method": res.methods, "time_s": res.time_s,
            "out": str(res.path)}
     if args.json:

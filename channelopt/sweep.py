@@ -79,21 +79,76 @@ def _non_empty(key: str, values) -> list:
     return values
 
 
+class Sweep(list):
+    """The Results of a sweep, in order, with what varied at each point.
+
+    `param` is "epsilon" or "prior"; `values[i]` is point i's eps (or prior). A list of Results
+    otherwise: `sweep[i].channel`, `len(sweep)`.
+    """
+
+    def __init__(self, results, param: str, values, kind: str = ""):
+        super().__init__(results)
+        self.param, self.values, self.kind = param, list(values), kind
+
+    def rows(self) -> list[dict]:
+        """One dict per point: the parameter, status, objective, bound, gap, time and leakage."""
+        out = []
+        for i, (x, r) in enumerate(zip(self.values, self)):
+            c = r.certificate
+            row = {"point": i, self.param: x if self.param == "epsilon" else list(np.asarray(x, float)),
+                   "status": r.status, "objective": r.objective,
+                   "bound": c.bound if c else None, "gap": c.gap if c else None, "time_s": r.time_s}
+            row.update({f"leakage_{k}": v for k, v in r.leakage.items()})
+            out.append(row)
+        return out
+
+    def to_frame(self):
+        """The rows as a pandas DataFrame (pandas extra)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("Sweep.to_frame needs pandas: pip install 'channelopt[pandas]'") from None
+        return pd.DataFrame(self.rows()).set_index("point")
+
+    def plot(self, ax=None, label: str | None = None):
+        """The utility-privacy curve over eps (or the point index for priors): certified optima
+        filled, other statuses hollow; returns the matplotlib Axes."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(5, 3.5))
+        x = np.array(self.values, float) if self.param == "epsilon" else np.arange(len(self), dtype=float)
+        y = np.array([np.nan if r.objective is None else r.objective for r in self], float)
+        ok = np.array([r.status == "optimal" for r in self])
+        (line,) = ax.plot(x, y, "-", label=label or self.kind or "objective")
+        ax.plot(x[ok], y[ok], "o", color=line.get_color(), label="certified optimum")
+        if (~ok).any():
+            ax.plot(x[~ok], y[~ok], "o", mfc="none", color=line.get_color(), label="not certified")
+        ax.set_xlabel("epsilon (nats)" if self.param == "epsilon" else "prior (point)")
+        ax.set_ylabel(self.kind or "objective")
+        ax.legend(fontsize=8)
+        return ax
+
+
 def sweep(problem: Problem, epsilon=None, priors=None, *, solver: str | None = None, progress: bool = False,
-          n_jobs: int = 1, warm: bool = True) -> list:
-    """Solve `problem` at every budget in `epsilon` (or every prior in `priors`); one Result each."""
+          n_jobs: int = 1, warm: bool = True) -> Sweep:
+    """Solve `problem` at every budget in `epsilon` (or every prior in `priors`); one Result each,
+    returned as a `Sweep` that records each point's parameter."""
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or not 1 <= n_jobs <= MAX_JOBS:
         raise ProblemError(f"n_jobs must be an integer from 1 to {MAX_JOBS}, got {n_jobs!r}")
     probs = points(problem, epsilon, priors)
+    param = "epsilon" if epsilon is not None else "prior"
+    values = [float(e) for e in epsilon] if epsilon is not None else [p.prior for p in probs]
+    kind = problem.utility.kind if problem.utility is not None else ""
     chosen = problem.solver if solver is None else solver
     warm = warm and method_for(problem) == "lp" and chosen in ("auto", "HIGHS")
     if n_jobs == 1 or len(probs) < 2:
-        return solve_points(probs, solver, warm, progress)
+        return Sweep(solve_points(probs, solver, warm, progress), param, values, kind)
     from joblib import Parallel, delayed
 
     chunks = [list(c) for c in np.array_split(np.arange(len(probs)), min(n_jobs, len(probs)))]
     parts = Parallel(n_jobs=n_jobs)(delayed(solve_points)([probs[i] for i in c], solver, warm, False) for c in chunks)
-    return [r for part in parts for r in part]
+    return Sweep([r for part in parts for r in part], param, values, kind)
 
 
 def solve_points(probs: list[Problem], solver, warm: bool, progress: bool) -> list:

@@ -65,3 +65,57 @@ def test_large_channels_are_summarized_unless_full(tmp_path, capsys):
     assert main(["solve", str(path), "--full"]) == 0
     full = capsys.readouterr().out
     assert sum(1 for line in full.splitlines() if line.count("0.") >= 13) == 13
+
+
+def test_sweeps_record_their_points_as_data(problems_dir, tmp_path, capsys):
+    pd = pytest.importorskip("pandas")
+    p = co.load_problem(problems_dir / "lip_tdsc_3symbol.toml")
+    s = co.sweep(p, epsilon=[0.5, 1.0, 2.0])
+    assert s.param == "epsilon" and s.values == [0.5, 1.0, 2.0] and len(s) == 3
+    df = s.to_frame()
+    assert isinstance(df, pd.DataFrame) and list(df["epsilon"]) == [0.5, 1.0, 2.0]
+    assert list(df["objective"]) == [r.objective for r in s] and "leakage_lip" in df
+    assert all(r["gap"] is not None for r in s.rows())
+    import matplotlib
+
+    matplotlib.use("Agg")
+    ax = s.plot()
+    assert ax.get_xlabel() == "epsilon (nats)" and len(ax.lines) >= 2
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), [r.objective for r in s])
+    pri = co.sweep(p, priors=[[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]])
+    assert pri.param == "prior" and np.allclose(pri.values[1], [0.1, 0.1, 0.8])
+    # with --out the CLI prints a summary, not the table
+    out = tmp_path / "s.csv"
+    assert main(["sweep", str(problems_dir / "lip_tdsc_3symbol.toml"), "--epsilon", "0.5:2:4", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out.strip().splitlines()
+    assert printed == [f"4 points: 4 optimal; table written to {out}"]
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "openpty"), reason="needs a pseudo-terminal")
+def test_progress_bar_on_a_terminal_not_in_a_pipe(problems_dir):
+    import os
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-m", "channelopt.cli", "sweep", str(problems_dir / "lip_tdsc_3symbol.toml"),
+           "--epsilon", "0.5:2:6"]
+    import fcntl
+    import struct
+    import termios
+
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))   # a real terminal's size
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=slave, timeout=120)
+    os.close(slave)
+    seen = b""
+    try:
+        while chunk := os.read(master, 4096):
+            seen += chunk
+    except OSError:   # the terminal closed
+        pass
+    os.close(master)
+    assert proc.returncode == 0 and b"sweep" in seen and b"6/6" in seen
+    piped = subprocess.run(cmd, capture_output=True, timeout=120)
+    assert piped.returncode == 0 and piped.stderr == b""
+    forced = subprocess.run(cmd + ["--progress"], capture_output=True, timeout=120)
+    assert b"6/6" in forced.stderr
