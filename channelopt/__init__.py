@@ -13,10 +13,11 @@ from .notions import ALIP, BPLIP, DI, IDLDP, LDP, LIP, MIL, MIP, WCLIP, ApproxLI
 from .problem import Joint, Problem
 from .methods import Certificate, Result, solve
 from .sweep import sweep
+from . import plots
 from .utility import Bayes, Distortion
 
 __version__ = "0.1.0"
 
 __all__ = ["ALIP", "Audit", "BPLIP", "Certificate", "ChannelOptError", "DI", "Distortion", "IDLDP", "Joint", "LDP", "LIP",
            "MIL", "MIP", "ProblemError", "Problem", "Pufferfish", "Result", "SolverError", "WCLIP",
-           "ApproxLIP", "Bayes", "audit", "load_problem", "problem_from_dict", "solve", "sweep"]
+           "ApproxLIP", "Bayes", "audit", "plots", "load_problem", "problem_from_dict", "solve", "sweep"]

@@ -119,3 +119,31 @@ def test_progress_bar_on_a_terminal_not_in_a_pipe(problems_dir):
     assert piped.returncode == 0 and piped.stderr == b""
     forced = subprocess.run(cmd + ["--progress"], capture_output=True, timeout=120)
     assert b"6/6" in forced.stderr
+
+
+def test_plot_helpers_return_axes_with_the_expected_artists(problems_dir):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from channelopt import plots
+    from channelopt.theorems import get, verify
+
+    p = co.load_problem(problems_dir / "lip_tdsc_3symbol.toml")
+    eps = [0.5, 1.0, 2.0]
+    ax = plots.tradeoff(p, [co.LIP(1.0), co.LDP(1.0)], eps)
+    curves = [line for line in ax.lines if line.get_linestyle() == "-"]
+    assert [c.get_label() for c in curves] == ["lip", "ldp"]
+    for c, n in zip(curves, (co.LIP, co.LDP)):   # each curve is the certified optimum per eps
+        want = [co.solve(co.Problem(prior=p.prior, privacy=[n(e)], utility=p.utility)).objective for e in eps]
+        np.testing.assert_allclose(c.get_ydata(), want, rtol=1e-9)
+    r = co.solve(p)
+    ax = plots.audit_bars(p, r.channel)
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    heights = [b.get_height() for b in ax.patches]
+    m = co.audit(p, r.channel).measures
+    assert heights[labels.index("lip")] == pytest.approx(m["lip"]) and heights[labels.index("ldp")] == pytest.approx(m["ldp"])
+    assert len(ax.collections) == 1   # the lip budget line
+    rep = verify.run([get("tdsc-thm3")], quick=True, progress=False)[0]
+    ax = plots.verify_map(rep)
+    assert ax.get_xlabel() == rep.theorem.axes[0] and rep.verdict in ax.get_title()
+    assert sum(len(c.get_offsets()) for c in ax.collections) > 0

@@ -131,26 +131,15 @@ def markdown(reports: list[Report], quick: bool) -> str:
 
 
 def plot_map(rep: Report, path: Path) -> None:
+    """`plots.verify_map` of the report, saved to `path` (through a temporary file)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    th = rep.theorem
-    colors = {"holds": "tab:green", "suboptimal": "tab:orange", "infeasible": "tab:red"}
-    cells: dict = {}
-    for o in rep.outcomes:
-        xy = th.coords(o.inputs)
-        if ORDER[o.kind] >= ORDER[cells.get(xy, "holds")]:
-            cells[xy] = o.kind
+    from ..plots import verify_map
+
     fig, ax = plt.subplots(figsize=(5.5, 4))
-    for kind, c in colors.items():
-        pts = np.array([xy for xy, k in cells.items() if k == kind]).reshape(-1, 2)
-        ax.scatter(pts[:, 0], pts[:, 1], c=c, s=50, label=kind, marker="s")
-    xs = [xy[0] for xy in cells]
-    if xs and min(xs) > 0 and max(xs) / min(xs) > 50:
-        ax.set_xscale("log")
-    ax.set(xlabel=th.axes[0], ylabel=th.axes[1], title=f"{th.id}: {rep.verdict}")
-    ax.legend(fontsize=8)
+    verify_map(rep, ax=ax)
     fig.tight_layout()
     tmp = path.with_name(f".{path.name}.tmp.png")
     fig.savefig(tmp, dpi=100)
