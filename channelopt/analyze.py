@@ -85,3 +85,53 @@ def parse_list(name: str, text: str) -> list[float]:
         return [float(v) for v in text.split(",") if v.strip()]
     except ValueError:
         raise ProblemError(f"{name} must be comma-separated numbers, got {text!r}") from None
+
+
+EXPLAIN = {
+    "prior": ("prior P", ""),
+    "other": ("other prior P2", ""),
+    "epsilon": ("budget eps", "nats"),
+    "epsilons": ("budgets of the releases", "nats"),
+    "lip_to_ldp": ("LDP leakage of any eps-LIP channel under P (CA-LIP Prop 1)", "nats"),
+    "lip_to_di": ("DI leakage of any eps-LIP channel under P (CA-LIP Thm 3)", "nats"),
+    "ldp_to_lip": ("LIP leakage under P of any eps-LDP channel (CA-LIP Thm 1)", "nats"),
+    "exact": ("exact LIP leakage of the independent releases (CA-LIP Thm 4)", "nats"),
+    "thm4_bound": ("CA-LIP Thm 4 bound", "nats"),
+    "tv": ("total variation distance D_TV(P, P2)", ""),
+    "eta": ("eta = ln(1 + D_TV / min P) (CA-LIP Lemma 3)", "nats"),
+    "exact_under_other": ("exact LIP leakage under P2 of eps-LIP(P) channels", "nats"),
+    "exact_reverse": ("exact LIP leakage under P of eps-LIP(P2) channels", "nats"),
+    "lemma3_bound": ("CA-LIP Lemma 3 bound eps + eta", "nats"),
+    "eq12_bound": ("CA-LIP Eq 12 bound", "nats"),
+    "eps_lower": ("ALIP lower budget", "nats"),
+    "eps_upper": ("ALIP upper budget", "nats"),
+    "low_risk": ("low-risk symbols (ALIP Prop 2)", ""),
+    "high_risk": ("high-risk symbols", ""),
+    "moved_by_repair": ("symbols moved by the repair", ""),
+    "met_budget_before_repair": ("budgets met before the repair", ""),
+    "merged_log_lifts": ("log-lifts of the merged high-risk output", "nats"),
+    "leakage": ("ALIP leakage of the watchdog", "nats"),
+    "nmi": ("normalized mutual information I(S;Y)/H(S) of the watchdog", ""),
+    "certified_optimum_nmi": ("NMI of the certified ALIP optimum", ""),
+}
+
+
+def render(doc: dict) -> str:
+    """An analysis as labelled lines: what each quantity is, its value and unit; the exact value
+    beside each paper bound."""
+    def value(v, unit):
+        if isinstance(v, float):
+            return f"{v:.6g}" + (f" {unit}" if unit else "")
+        if isinstance(v, list):
+            return "[" + ", ".join(f"{x:.6g}" if isinstance(x, float) else str(x) for x in v) + "]"
+        return "-" if v is None else str(v)
+
+    lines = []
+    for key, v in doc.items():
+        what, unit = EXPLAIN.get(key, (key, ""))
+        if isinstance(v, dict):
+            parts = ", ".join(f"{k.replace('_', ' ')} {value(x, unit)}" for k, x in v.items())
+            lines.append(f"{what}: {parts}")
+        else:
+            lines.append(f"{what}: {value(v, unit)}")
+    return "\n".join(lines)

@@ -220,8 +220,7 @@ def _analyze(args) -> int:
     if args.json:
         print(json.dumps(doc, indent=2))
     else:
-        for k, v in doc.items():
-            print(f"{k:>26}: {v}")
+        print(A.render(doc))
     return 0
 
 

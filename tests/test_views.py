@@ -147,3 +147,20 @@ def test_plot_helpers_return_axes_with_the_expected_artists(problems_dir):
     ax = plots.verify_map(rep)
     assert ax.get_xlabel() == rep.theorem.axes[0] and rep.verdict in ax.get_title()
     assert sum(len(c.get_offsets()) for c in ax.collections) > 0
+
+
+def test_analyze_prints_explained_values_with_units(capsys, tmp_path):
+    import json
+
+    assert main(["analyze", "relations", "--prior", "0.2,0.3,0.5", "--epsilon", "1", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert main(["analyze", "relations", "--prior", "0.2,0.3,0.5", "--epsilon", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "{" not in text and "'" not in text      # no Python reprs
+    line = next(s for s in text.splitlines() if s.startswith("LDP leakage of any eps-LIP channel"))
+    assert "(CA-LIP Prop 1)" in line and f"exact {doc['lip_to_ldp']['exact']:.6g} nats" in line
+    J = tmp_path / "joint.csv"
+    J.write_text("0.1,0.2,0.1\n0.3,0.1,0.2\n")
+    assert main(["analyze", "watchdog", "--joint", str(J), "--eps-lower", "1", "--eps-upper", "0.3"]) == 0
+    text = capsys.readouterr().out
+    assert "normalized mutual information" in text and "{" not in text
