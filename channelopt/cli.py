@@ -46,7 +46,8 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--quick", action="store_true", help="a coarser grid (under a minute)")
     v.add_argument("--json", action="store_true", help="print the report as JSON")
     v.add_argument("--out", help="write verify.md, verify.json and the PNG maps into this directory")
-    v.add_argument("--no-progress", action="store_true", help="no progress bar")
+    v.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar on stderr (default: when stderr is a terminal)")
     t = sub.add_parser("theorems", help="list the registered closed forms with their citations")
     t.add_argument("--json", action="store_true")
     z = sub.add_parser("analyze", help="exact relations between notions, composition, transferability, watchdog")
@@ -101,6 +102,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--list", action="store_true", help="list the figure ids and exit")
     r.add_argument("--quick", action="store_true", help="coarser grids and fewer users / runs")
     r.add_argument("--out", default="figures", help="output directory (default: figures)")
+    r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="a bar over the figures on stderr (default: when stderr is a terminal)")
     return p
 
 
@@ -192,7 +195,7 @@ def _verify(args) -> int:
 
         check_writable(args.out, "--out", directory=True)
     theorems = [get(t) for t in args.theorem] if args.theorem else list(registry().values())
-    reports = verify.run(theorems, quick=args.quick, progress=not args.no_progress and not args.json)
+    reports = verify.run(theorems, quick=args.quick, progress=_progress(args.progress) and not args.json)
     if args.out:
         verify.write(reports, Path(args.out), args.quick)
     if args.json:
@@ -373,7 +376,11 @@ def _reproduce(args) -> int:
     from .io import check_writable
 
     out = check_writable(args.out, "--out", directory=True)
-    for fid in wanted:
+    from tqdm import tqdm
+
+    bar = tqdm(wanted, desc="reproduce", unit="fig", file=sys.stderr, disable=not _progress(args.progress))
+    for fid in bar:
+        bar.set_postfix_str(fid, refresh=True)
         fig = figures.make(fid, quick=args.quick)
         paths = fig.write(out)
         print(f"{fid}: {', '.join(str(p) for p in paths)}")
