@@ -367,7 +367,10 @@ def _reproduce(args) -> int:
 
     ids = figures.figure_ids()
     if args.list:
-        print("\n".join(ids))
+        rows = [(fid, *figures.describe(fid)) for fid in ids]
+        width = max(len(r[0]) for r in rows)
+        for fid, paper, result, what in rows:
+            print(f"{fid:<{width}}  {paper:<8}  {result:<14}  {what}")
         return 0
     wanted = args.figures or ids
     unknown = [f for f in wanted if f not in ids]

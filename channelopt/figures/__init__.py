@@ -95,3 +95,25 @@ def make(fig_id: str, quick: bool = False) -> Figure:
     if fig_id not in reg:
         raise ProblemError(f"unknown figure {fig_id!r}; known: {', '.join(reg)}")
     return reg[fig_id](quick)
+
+
+PAPERS = {"000": "LIP-TDSC", "001": "CA-LIP", "002": "ID-LDP", "003": "ALIP", "004": "LIP-CNS"}
+"""The papers' file codes and the short names used in the docs."""
+
+
+def describe(fig_id: str) -> tuple[str, str, str]:
+    """(paper short name, result, description) of a figure, from the title its function gives
+    (e.g. "000 Fig 7: prior-aware vs prior-free" -> ("LIP-TDSC", "Fig 7", "prior-aware vs
+    prior-free")), read from the function's source without running it."""
+    import inspect
+    import re
+
+    fn = _registry()[fig_id]
+    m = re.search(r'Figure\(\s*"' + re.escape(fig_id) + r'",\s*f?"([^"]+)"', inspect.getsource(fn))
+    title = m.group(1) if m else ""
+    head, _, rest = title.partition(": ")
+    code, _, result = head.partition(" ")
+    if code in PAPERS and rest:
+        result, on, where = result.partition(" on ")   # "Fig 6 style on Retail (...)"
+        return PAPERS[code], result, f"on {where}: {rest}" if on else rest
+    return PAPERS.get(code, ""), "", title
