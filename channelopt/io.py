@@ -38,7 +38,17 @@ def _table(doc: dict, key: str, allowed: set, required: bool = False) -> dict:
 
 
 def problem_from_dict(doc: dict) -> Problem:
-    """A Problem from the parsed TOML document (CLI.md "Problem files")."""
+    """A Problem from the parsed TOML document (CLI.md "Problem files"); messages name its keys."""
+    from .problem import FROM_FILE
+
+    token = FROM_FILE.set(True)
+    try:
+        return _problem_from_dict(doc)
+    finally:
+        FROM_FILE.reset(token)
+
+
+def _problem_from_dict(doc: dict) -> Problem:
     unknown = sorted(set(doc) - TOP_KEYS)
     if unknown:
         raise ProblemError(f"unknown top-level key {unknown[0]!r}{did_you_mean(unknown[0], TOP_KEYS)} "

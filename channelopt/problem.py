@@ -14,6 +14,7 @@ not the data's own distribution.
 
 from __future__ import annotations
 
+import contextvars
 from dataclasses import dataclass
 from typing import Any
 
@@ -132,6 +133,22 @@ MAX_EPSILON = 700.0
 """Largest budget in nats: e^700 ~ 1e304 is the last power of e below the double range."""
 
 
+FROM_FILE = contextvars.ContextVar("channelopt_from_file", default=False)
+"""True while `io.problem_from_dict` builds a Problem: messages then name the file's keys
+(`input.prior`); built from Python they name the arguments (`prior`)."""
+
+API_NAMES = {"input.prior": "prior", "input.values": "values", "input.labels": "labels",
+             "input.normalize": "normalize", "output.size": "output_size", "output.values": "output_values",
+             "solver.name": "solver", "normalize = true": "normalize=True"}
+
+
+def api_names(message: str) -> str:
+    """A problem-file message with the file's keys replaced by the Problem arguments they set."""
+    for key, arg in API_NAMES.items():
+        message = message.replace(key, arg)
+    return message
+
+
 MAX_SYMBOLS = 5000
 """Largest input or output alphabet (a d x m channel and its d x m cost matrix are dense)."""
 MAX_CELLS = 25_000_000
@@ -221,6 +238,14 @@ class Problem:
     solver: str = "auto"
 
     def __post_init__(self):
+        try:
+            self._check()
+        except ProblemError as e:
+            if FROM_FILE.get():
+                raise
+            raise ProblemError(api_names(str(e))) from None
+
+    def _check(self):
         prior = as_probability("input.prior", self.prior, normalize=self.normalize, positive=True)
         d = prior.size
         if d < 2:

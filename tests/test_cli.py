@@ -108,7 +108,7 @@ def test_bad_input_exits_2_with_one_line_naming_the_key(case, tmp_path, capsys):
 
 
 def test_python_api_raises_problem_error():
-    with pytest.raises(co.ProblemError, match="input.prior must sum to 1"):
+    with pytest.raises(co.ProblemError, match="^prior must sum to 1"):
         co.Problem(prior=[0.5, 0.6])
     p = co.Problem(prior=[5, 5], normalize=True)
     assert np.allclose(p.prior, [0.5, 0.5])

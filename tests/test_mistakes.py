@@ -78,3 +78,17 @@ def test_a_problem_without_privacy_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         co.solve(co.Problem(prior=[0.3, 0.7], privacy=[co.LIP(1.0)], utility=co.Distortion("hamming")))
+
+
+def test_api_messages_name_arguments_and_file_messages_name_keys():
+    with pytest.raises(co.ProblemError) as api:
+        co.Problem(prior=[0.5, 0.6])
+    assert str(api.value).startswith("prior must sum to 1") and "normalize=True" in str(api.value)
+    with pytest.raises(co.ProblemError) as api:
+        co.Problem(prior=[0.5, 0.5], output_size=0)
+    assert str(api.value).startswith("output_size must be")
+    with pytest.raises(co.ProblemError) as f:
+        co.problem_from_dict(doc(input={"prior": [0.5, 0.6]}))
+    assert str(f.value).startswith("input.prior must sum to 1") and "normalize = true" in str(f.value)
+    with pytest.raises(co.ProblemError, match=r"Problem\(utility=...\)"):
+        co.solve(co.Problem(prior=[0.5, 0.5], privacy=[co.LDP(1.0)]))

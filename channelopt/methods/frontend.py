@@ -53,7 +53,7 @@ POSTERIOR_CHOICES = ("auto", "enumerate", "columns", "structured")
 def method_for(problem: Problem) -> str:
     """"posterior-lp", "local", "lp" or "conic" (see the module docstring)."""
     if problem.utility is None:
-        raise ProblemError("utility is required to solve (add a [utility] table)")
+        raise ProblemError("utility is required to solve (Problem(utility=...), or a [utility] table in a file)")
     if not problem.utility.linear:
         return "posterior-lp" if all(n.homogeneous for n in problem.privacy) else "local"
     return "lp" if all(n.linear_form for n in problem.privacy) else "conic"
