@@ -40,14 +40,13 @@ class Backend:
     run: Callable
     options: dict = field(default_factory=dict)
     fallback: bool = True
-
-    def available(self) -> bool:
-        return importlib.util.find_spec(self.module) is not None
-
     time_key: str | None = None
     """The backend's own name of a wall-clock limit in seconds, if it has one."""
     max_time: float | None = None
     """A limit applied on every call (first-order solvers that otherwise iterate for minutes)."""
+
+    def available(self) -> bool:
+        return importlib.util.find_spec(self.module) is not None
 
     def __call__(self, program, problem, time_limit: float | None = None):
         """Solve `program`; `time_limit` (seconds) bounds the call where the backend allows it."""

@@ -175,9 +175,8 @@ class Bayes:
             raise ProblemError("utility.normalized needs H(X) > 0")
         if self.kind == "bayes-mse":
             with np.errstate(over="ignore", invalid="ignore"):
-                c = self._centred(problem)
-                var = self.unit(problem)
-            if not (np.all(np.isfinite(c)) and np.isfinite(var)):
+                t, var = self._standardized(problem)
+            if not (np.all(np.isfinite(t)) and np.isfinite(var)):
                 raise ProblemError("utility: weight * (values - their mean) must stay within the float range and "
                                    f"its variance must be finite (|weight * values| up to {np.max(np.abs(problem.values)) * abs(self.weight):.3g}, "
                                    "limit about 1e154)")
@@ -188,9 +187,14 @@ class Bayes:
         MSE = E[h^2] - sum_y lam_y (post_y . h)^2 for any constant shift of h, so every gain and
         bound is computed with t (scale-free: an offset of 1e6 changes nothing, values of 1e4
         give no 1e8 coefficients) and `from_gain` multiplies back by `unit` = sd^2."""
+        return self._standardized(problem)[0]
+
+    def _standardized(self, problem) -> tuple[np.ndarray, float]:
+        """(t, Var_P(h)): `target` and `unit` from one centring."""
         c = self._centred(problem)
         sd = self._sd(problem.prior, c)
-        return c / sd if sd > 0 else np.zeros_like(c)
+        with np.errstate(over="ignore"):
+            return (c / sd if sd > 0 else np.zeros_like(c)), float(np.float64(sd) ** 2)
 
     def _centred(self, problem) -> np.ndarray:
         """h - E[h] = weight * (values - P.values): the offset cancels exactly, so it is never added
@@ -213,9 +217,7 @@ class Bayes:
         """The factor from `target`'s units back to the natural MSE: Var_P(h(X)) (1 otherwise)."""
         if self.kind != "bayes-mse":
             return 1.0
-        c = self._centred(problem)
-        with np.errstate(over="ignore"):
-            return float(np.float64(self._sd(problem.prior, c)) ** 2)
+        return self._standardized(problem)[1]
 
     def phi(self, problem, V: np.ndarray) -> np.ndarray:
         """phi of each posterior (rows of V)."""
@@ -235,7 +237,8 @@ class Bayes:
         """
         P = problem.prior if prior is None else prior
         if self.kind == "bayes-mse":
-            out = self.unit(problem) * (P @ self.target(problem) ** 2 - np.asarray(gain))
+            t, var = self._standardized(problem)
+            out = var * (P @ t ** 2 - np.asarray(gain))
         elif self.kind == "histogram-mse":
             out = 1.0 - np.asarray(gain)
         elif self.kind == "mutual-information":
@@ -264,9 +267,9 @@ class Bayes:
         post = joint[:, used] / lam[used]
         if self.kind == "histogram-mse":
             return float((joint[:, used] * (1.0 - post)).sum())
-        t = self.target(problem)
+        t, var = self._standardized(problem)
         err = t[:, None] - (t @ post)[None, :]
-        return float(self.unit(problem) * (joint[:, used] * err * err).sum())
+        return float(var * (joint[:, used] * err * err).sum())
 
     def to_table(self) -> dict:
         out = {"kind": self.kind}

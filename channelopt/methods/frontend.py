@@ -154,7 +154,7 @@ def solve_program(problem: Problem, method: str, solver: str, fallback: bool,
         record["status"] = result.status
         if result.message:
             record["message"] = result.message
-        if best is None or _rank(result) > _rank(best[0]):
+        if best is None or _rank(result, problem.utility.sense) > _rank(best[0], problem.utility.sense):
             best = (result, t_solve)
         if result.status == "optimal":
             break
@@ -162,36 +162,24 @@ def solve_program(problem: Problem, method: str, solver: str, fallback: bool,
     result = best[0] if best is not None else None
     if result is None or result.status not in ("optimal", "infeasible"):
         said = "; ".join(f"{a['solver']}: {a['message']}" for a in attempts)
-        trivial = trivial_result(problem, method, "no solver certified an optimum (" + said + ")")
-        if result is None or (trivial.status == "local" and _trivial_wins(result, trivial)):
-            if result is not None and result.certificate is not None and result.certificate.bound is not None:
-                bound = result.certificate.bound   # a dual bound is valid whatever the primal
-                trivial.certificate = Certificate("lp-duality", bound, "min", trivial.objective - bound,
-                                                  note="bound from the solver's multipliers; the channel is trivial")
-            result = trivial
+        result = trivial_fallback(problem, method, "no solver certified an optimum (" + said + ")", result,
+                                  "bound from the solver's multipliers; the channel is trivial")
     result.attempts = attempts
     result.timings = {"compile_s": t_compile, "solve_s": t_solve}
     return result
 
 
-def _trivial_wins(result: Result, trivial: Result) -> bool:
-    """A feasible trivial channel replaces a result whose channel fails the audit or is worse."""
-    if result.channel is None or not all(result.satisfied.values()):
-        return True
-    worse = trivial.objective < result.objective if problem_sense(result) == "min" else trivial.objective > result.objective
-    return bool(worse)
+def _better(a: float, b: float, sense: str) -> bool:
+    """Whether objective a beats b for a utility of this sense ("min" or "max")."""
+    return a < b if sense == "min" else a > b
 
 
-def problem_sense(r: Result) -> str:
-    return r.certificate.sense if r.certificate is not None else "min"
-
-
-def _rank(r: Result) -> tuple:
+def _rank(r: Result, sense: str) -> tuple:
     """Which of two results to keep: optimal > local > inaccurate, then the better objective."""
     order = {"optimal": 3, "local": 2, "inaccurate": 1}.get(r.status, 0)
     if r.objective is None:
         return (order, -np.inf)
-    return (order, -r.objective if r.certificate is None or r.certificate.sense == "min" else r.objective)
+    return (order, -r.objective if sense == "min" else r.objective)
 
 
 OPTIMAL_GAP = 1e-7
@@ -210,15 +198,7 @@ def finish(problem: Problem, prog: Program, raw: RawSolution, solver: str, metho
     q, why = clean(prog.channel(raw.z))
     if q is None:
         return Result(status="inaccurate", solver=solver, method=method, message=f"{solver}: {why}")
-    report = audit(problem, q, with_measures=with_measures)
-    repaired = ""
-    if not report.ok:
-        fixed = repair(problem, q)
-        if fixed is not None and fixed[1] <= REPAIR_MAX:
-            q, t = fixed
-            report = audit(problem, q, with_measures=with_measures)
-            repaired = (f"{solver}'s channel missed the audit (round-off); mixed with the constant channel "
-                        f"of its own output distribution (weight {t:.2g}) it passes")
+    q, report, repaired = audited(problem, q, f"{solver}'s channel", with_measures)
     objective = problem.utility.evaluate(problem, q)
     certificate = None
     if method == "lp" and raw.y_ub is not None and raw.y_eq is not None:
@@ -250,9 +230,24 @@ REPAIR_MAX = 1e-2
 its gap to the bound decides between optimal and local, so the repair can never overstate it."""
 
 
+def audited(problem: Problem, q: np.ndarray, what: str, with_measures: bool = True):
+    """(q, its audit, a note): the channel as given, or `repair`ed when it misses the audit by at
+    most a REPAIR_MAX mixture (the note then says so; "" otherwise)."""
+    report = audit(problem, q, with_measures=with_measures)
+    if report.ok:
+        return q, report, ""
+    fixed = repair(problem, q)
+    if fixed is None:
+        return q, report, ""
+    q, t = fixed
+    return q, audit(problem, q, with_measures=with_measures), (
+        f"{what} missed the audit (round-off); mixed with the constant channel of its own output "
+        f"distribution (weight {t:.2g}) it passes")
+
+
 def repair(problem: Problem, q: np.ndarray) -> tuple[np.ndarray, float] | None:
     """The least mixture (1 - t) q + t 1 lam^T that passes the audit, lam = P q, and t; None if
-    none does (or the constant channel itself fails).
+    none with t <= REPAIR_MAX does (or the constant channel itself fails).
 
     The constant channel 1 lam^T releases nothing: every lift and every ratio between inputs is
     1, so it meets every notion with room to spare (DI: when the prior allows DI at all). For a
@@ -265,7 +260,7 @@ def repair(problem: Problem, q: np.ndarray) -> tuple[np.ndarray, float] | None:
     if not audit(problem, q0, with_measures=False).ok:
         return None
     ok = lambda t: audit(problem, (1 - t) * q + t * q0, with_measures=False).ok   # noqa: E731
-    hi = next((t for t in 10.0 ** np.arange(-16, 1) if ok(t)), None)
+    hi = next((t for t in 10.0 ** np.arange(-16, 1) if t <= REPAIR_MAX and ok(t)), None)
     if hi is None:
         return None
     lo = hi / 10 if hi > 1e-16 else 0.0
@@ -289,17 +284,36 @@ def trivial_result(problem: Problem, method: str, why: str) -> Result:
     """The best feasible trivial channel as a `local` result (or `solver-failed` if none is)."""
     best = None
     for name, q in trivial_channels(problem):
-        report = audit(problem, q)
+        report = audit(problem, q, with_measures=False)
         if report.ok:
             value = problem.utility.evaluate(problem, q)
-            if best is None or (value < best[1] if problem.utility.sense == "min" else value > best[1]):
+            if best is None or _better(value, best[1], problem.utility.sense):
                 best = (name, value, q, report)
     if best is None:
         return Result(status="solver-failed", method=method, message=why + "; no trivial channel is feasible either")
     name, value, q, report = best
+    report = audit(problem, q)                     # with the measures, for the one returned
     return Result(status="local", channel=q, objective=value, leakage=report.leakage, satisfied=report.satisfied,
                   measures=report.measures, method=method, solver="trivial",
                   message=f"{why}; the {name} channel is feasible (audited) and returned: not optimal, no bound")
+
+
+def trivial_fallback(problem: Problem, method: str, why: str, failed: Result | None, note: str) -> Result:
+    """`trivial_result` in place of `failed` (None: nothing came back) when it has no channel, its
+    channel fails the audit, or the trivial one is better; `failed`'s bound, valid whatever its
+    channel, goes with it (noted). Otherwise `failed` itself."""
+    trivial = trivial_result(problem, method, why)
+    if failed is None:
+        return trivial
+    sense = problem.utility.sense
+    wins = (failed.channel is None or not all(failed.satisfied.values())
+            or _better(trivial.objective, failed.objective, sense)) if trivial.status == "local" else False
+    if not wins:
+        return failed
+    c = failed.certificate
+    if c is not None and c.bound is not None:
+        trivial.certificate = dataclasses.replace(c, gap=abs(trivial.objective - c.bound), note=note)
+    return trivial
 
 
 def audit_failure(problem: Problem, report) -> str:
@@ -368,12 +382,8 @@ def solve_bayes(problem: Problem, method: str, posterior: str = "auto", starts: 
         q = np.hstack([q, np.zeros((problem.d, problem.m - q.shape[1]))])
     result = bayes_result(problem, q, solved, reasons, method)
     if result.status == "inaccurate":
-        trivial = trivial_result(problem, method, f"the posterior-space optimum failed ({result.message})")
-        if trivial.status == "local":
-            if result.certificate is not None:
-                trivial.certificate = dataclasses.replace(result.certificate, gap=abs(trivial.objective - result.certificate.bound),
-                                                          note="bound of the posterior-space LP; the channel is trivial")
-            result = trivial
+        result = trivial_fallback(problem, method, f"the posterior-space optimum failed ({result.message})", result,
+                                  "bound of the posterior-space LP; the channel is trivial")
     result.attempts = attempts
     result.timings = {"solve_s": time.perf_counter() - t0}
     return result
@@ -453,15 +463,7 @@ def bayes_result(problem: Problem, q: np.ndarray, solved: PosteriorSolution, rea
     if q is None:
         return Result(status="inaccurate", method=method, message=why)
     util = problem.utility
-    report = audit(problem, q)
-    repaired = ""
-    if not report.ok:
-        fixed = repair(problem, q)
-        if fixed is not None and fixed[1] <= REPAIR_MAX:
-            q, t = fixed
-            report = audit(problem, q)
-            repaired = ("the channel missed the audit (round-off); mixed with the constant channel of its "
-                        f"own output distribution (weight {t:.2g}) it passes")
+    q, report, repaired = audited(problem, q, "the channel")
     objective = util.evaluate(problem, q)
     bound, weak = clamp_bound(problem, util.from_gain(problem, solved.bound))
     gap = abs(objective - bound)

@@ -8,7 +8,6 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 
 from ..errors import ChannelOptError
 from ..io import jsonable
