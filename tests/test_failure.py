@@ -166,3 +166,12 @@ def test_time_limit_bounds_the_lp_solver_chain():
     r = co.solve(p, time_limit=0.5)
     assert r.status == "local" and co.audit(p, r.channel).ok
     assert any("time limit" in a["message"].lower() for a in r.attempts)
+
+
+def test_per_pair_budgets_are_capped_like_epsilon():
+    with pytest.raises(co.ProblemError, match=r"epsilons\[1\] must be at most 700"):
+        co.IDLDP(epsilons=[1.0, 800.0])
+    with pytest.raises(co.ProblemError, match="pair_epsilons must be at most 700"):
+        co.IDLDP(pair_epsilons=[[0, 800], [800, 0]])
+    with pytest.raises(co.ProblemError, match="combine must return pair budgets of at most 700"):
+        co.Problem(prior=[0.5, 0.5], privacy=[co.IDLDP(epsilons=[600.0, 600.0], combine=lambda a, b: a + b)])

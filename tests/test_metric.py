@@ -104,6 +104,7 @@ def test_problem_file_sweep_and_posterior_lp_pick_it_up(problems_dir):
     ({"distance": [[0, 1], [1, 0]]}, "must be 3 x 3"),
     ({"grid": [3, 1], "graph": [[0, 1, 1.0]]}, "at most one of"),
     ({"epsilon": -1}, "epsilon must be a finite number > 0"),
+    ({"distance": [[0, 800, 1600], [800, 0, 800], [1600, 800, 0]]}, r"epsilon \* distance reaches 800 "),
 ])
 def test_bad_metric_is_a_clear_input_error(table, match):
     doc = {"input": {"prior": [0.2, 0.3, 0.5]}, "privacy": [{"notion": "metric-ldp", "epsilon": 1.0, **table}],

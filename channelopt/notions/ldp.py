@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import ProblemError
-from ..problem import as_matrix, as_vector
+from ..problem import MAX_EPSILON, as_matrix, as_vector
 from .base import (LinearBlock, Notion, bit_patterns, check_keys, column_spread, distinct_pairs,
                    ones_per_column, ratio_rows, require, within)
 
@@ -153,6 +153,9 @@ class IDLDP(Notion):
             off = ~np.eye(R.shape[0], dtype=bool)
             if np.any(R[off] <= 0):
                 raise ProblemError("pair_epsilons must be > 0 off the diagonal")
+            if np.any(R[off] > MAX_EPSILON):
+                raise ProblemError(f"pair_epsilons must be at most {MAX_EPSILON:g} (e^eps must be a finite double), "
+                                   f"got {float(R[off].max())!r}")
             R = R.copy()
             np.fill_diagonal(R, np.inf)
             object.__setattr__(self, "pair_epsilons", R)
@@ -161,6 +164,10 @@ class IDLDP(Notion):
         if np.any(eps <= 0):
             i = int(np.argmin(eps))
             raise ProblemError(f"epsilons[{i}] must be a finite number > 0, got {eps[i]!r}")
+        if np.any(eps > MAX_EPSILON):
+            i = int(np.argmax(eps))
+            raise ProblemError(f"epsilons[{i}] must be at most {MAX_EPSILON:g} (e^eps must be a finite double), "
+                               f"got {float(eps[i])!r}")
         if not callable(self.combine) and (not isinstance(self.combine, str) or self.combine not in COMBINE):
             raise ProblemError(f"combine must be one of {', '.join(COMBINE)}, got {self.combine!r}")
         object.__setattr__(self, "epsilons", eps)
@@ -180,6 +187,8 @@ class IDLDP(Notion):
         R = np.array(r(e[:, None], e[None, :]), dtype=float)
         if R.shape != (e.size, e.size) or np.any(~(R > 0)):
             raise ProblemError("combine must return a positive budget for every pair of inputs")
+        if np.any(R > MAX_EPSILON):
+            raise ProblemError(f"combine must return pair budgets of at most {MAX_EPSILON:g}, got {float(R.max())!r}")
         np.fill_diagonal(R, np.inf)
         return R
 

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import shortest_path
 
 from ..errors import ProblemError
-from ..problem import as_matrix
+from ..problem import MAX_EPSILON, as_matrix
 from .base import Notion, ratio_rows
 
 MAX_DISTANCE_D = 1000
@@ -66,7 +66,14 @@ class MetricLDP(Notion):
         return {"notion": cls.name, "epsilon": epsilon, "distance": D.tolist()}
 
     def validate(self, problem, key):
-        self.distances(problem, key)
+        D = self.distances(problem, key)
+        finite = D[np.isfinite(D)]
+        if finite.size and self.epsilon * finite.max() <= MAX_EPSILON:
+            return                      # no pair at all can reach the limit: no need to reduce
+        dist = self.pairs(problem, key)[2]
+        if dist.size and self.epsilon * dist.max() > MAX_EPSILON:
+            raise ProblemError(f"{key}: epsilon * distance reaches {float(self.epsilon * dist.max()):.6g} on a "
+                               f"constrained pair; at most {MAX_EPSILON:g} (e^(eps d) must be a finite double)")
 
     def distances(self, problem, key: str = "metric-ldp") -> np.ndarray:
         """The d x d metric (0 on the diagonal, > 0 elsewhere; inf between graph components)."""
@@ -128,13 +135,13 @@ class MetricLDP(Notion):
         j = np.concatenate([right + 1, down + cols])
         return sp.csr_matrix((np.ones(i.size), (i, j)), shape=(d, d))
 
-    def pairs(self, problem) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def pairs(self, problem, key: str = "metric-ldp") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(i, j, d(i, j)) of the ordered pairs whose constraints are written: those not implied by
         a chain through a third input (see the class docstring)."""
-        D = self.distances(problem)
+        D = self.distances(problem, key)
         d = D.shape[0]
         if self.grid is not None or self.graph is not None:
-            A = self._grid_graph(d, "") if self.grid is not None else self._graph(d, "")
+            A = self._grid_graph(d, key) if self.grid is not None else self._graph(d, key)
             A = (A + A.T).tocoo()
             cand = np.unique(np.stack([A.row, A.col], axis=1), axis=0)
             i, j = cand[:, 0], cand[:, 1]
