@@ -6,6 +6,9 @@ adult.csv: UCI Adult census extract (1994 census; UCI Machine Learning Repositor
 from __future__ import annotations
 
 import csv
+import gzip
+import os
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -27,9 +30,17 @@ WORKCLASS_LABELS = ["Private", "Self-employed", "Government", "Without-pay"]
 INCOME_LABELS = ["<=50K", ">50K"]
 
 
+def open_text(path):
+    """A data file for reading as text; `.gz` files are decompressed on the fly."""
+    path = Path(path)
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt", encoding="utf-8", newline="")
+    return open(path, newline="", encoding="utf-8")
+
+
 def adult_rows(path) -> list[dict]:
     try:
-        with open(path, newline="", encoding="utf-8") as f:
+        with open_text(path) as f:
             return list(csv.DictReader(f))
     except OSError as e:
         raise ProblemError(f"cannot read {path}: {e.strerror}") from None
@@ -49,9 +60,21 @@ def adult_workclass_income(path, rows: list[dict] | None = None) -> Joint:
     return Joint(counts.sum(axis=1) / counts.sum(), counts / counts.sum(axis=1, keepdims=True))
 
 
-def default_data_dir() -> Path:
-    """`shared/data` beside the checkout (where the project keeps the real data)."""
-    return Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA_ENV = "CHANNELOPT_DATA"
+"""A folder holding adult.csv and retail_head.dat to use instead of the shipped copies."""
+
+
+def data_file(name: str) -> Path:
+    """The real-data file `name` (adult.csv, retail_head.dat): from the folder in the environment
+    variable CHANNELOPT_DATA when it is set, else the copy shipped inside the package
+    (channelopt/datasets/<name>.gz, byte-identical to the source files, see its README)."""
+    folder = os.environ.get(DATA_ENV)
+    if folder:
+        path = Path(folder) / name
+        if not path.is_file():
+            raise ProblemError(f"{DATA_ENV}={folder!r}: expected the file {name} in that folder")
+        return path
+    return Path(str(resources.files("channelopt").joinpath("datasets", name + ".gz")))
 
 
 def retail_sets(path) -> tuple[list[np.ndarray], np.ndarray]:
@@ -60,7 +83,7 @@ def retail_sets(path) -> tuple[list[np.ndarray], np.ndarray]:
     Returns (sets, ids): each set as sorted indices into `ids`, the distinct item ids in increasing
     order. Blank lines (transactions without items) are skipped: PS needs at least one item."""
     try:
-        with open(path, encoding="utf-8") as f:
+        with open_text(path) as f:
             lines = [ln.split() for ln in f]
     except OSError as e:
         raise ProblemError(f"cannot read {path}: {e.strerror}") from None

@@ -175,3 +175,22 @@ def test_per_pair_budgets_are_capped_like_epsilon():
         co.IDLDP(pair_epsilons=[[0, 800], [800, 0]])
     with pytest.raises(co.ProblemError, match="combine must return pair budgets of at most 700"):
         co.Problem(prior=[0.5, 0.5], privacy=[co.IDLDP(epsilons=[600.0, 600.0], combine=lambda a, b: a + b)])
+
+
+def test_real_data_ships_with_the_package(tmp_path, monkeypatch):
+    """The Adult and Retail data load from the package (no folder outside it), and
+    CHANNELOPT_DATA overrides them; a folder without the file is one clear error."""
+    from channelopt import data
+
+    monkeypatch.delenv(data.DATA_ENV, raising=False)
+    path = data.data_file("adult.csv")
+    assert "channelopt" in str(path) and path.is_file()
+    joint = data.adult_workclass_income(path)
+    assert len(data.adult_rows(path)) == 30162 and np.isclose(joint.prior.sum(), 1.0)
+    sets, ids = data.retail_sets(data.data_file("retail_head.dat"))
+    assert len(sets) > 20000 and ids.size > 1000
+    (tmp_path / "adult.csv").write_text("type_employer,income\nPrivate,>50K\nState-gov,<=50K\n")
+    monkeypatch.setenv(data.DATA_ENV, str(tmp_path))
+    assert np.allclose(data.adult_workclass_income(data.data_file("adult.csv")).prior, [0.5, 0.5])
+    with pytest.raises(co.ProblemError, match="expected the file retail_head.dat"):
+        data.data_file("retail_head.dat")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data import adult_workclass_income, default_data_dir
+from ..data import adult_workclass_income, data_file
 from ..notions import BPLIP, LDP, LIP, Pufferfish
 from ..problem import Joint
 from . import Figure
@@ -32,7 +32,7 @@ def bootstrap_joints(joint: Joint, n: int, B: int, seed: int) -> list[Joint]:
 
 
 def fig_adult(quick: bool) -> Figure:
-    path = default_data_dir() / "adult.csv"
+    path = data_file("adult.csv")
     joint = adult_workclass_income(path)
     n = 30162
     f = Figure("adult-workclass", "000 §5.2.2 on Adult: work class released, income (<=50K / >50K) protected",

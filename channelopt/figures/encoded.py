@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..audit import audit
-from ..data import default_data_dir, retail_sets
+from ..data import data_file, retail_sets
 from ..encoded import hashing, idue, itemset, ue_lip, unary
 from ..estimators import grr
 from ..methods import solve
@@ -215,7 +215,7 @@ def _retail_runs(sets, m, budgets, mechs, l, rng, runs, k):
 
 
 def _retail():
-    sets, ids = retail_sets(default_data_dir() / "retail_head.dat")
+    sets, ids = retail_sets(data_file("retail_head.dat"))
     return itemset.check_sets(sets, ids.size), ids.size
 
 
