@@ -10,6 +10,7 @@ import pytest
 import channelopt as co
 from channelopt.methods.local import local_search
 from channelopt.methods.posterior import column_generation, enumerate_and_solve, posterior_rows
+from channelopt.notions import NOTIONS, parse_notion
 
 KINDS = ["bayes-mse", "histogram-mse", "mutual-information", "map"]
 
@@ -217,3 +218,55 @@ def test_vectorized_binary_optimum_equals_the_posterior_lp_and_is_feasible():
             assert problem.utility.evaluate(problem, qi) == pytest.approx(m, abs=1e-12)
     with pytest.raises(co.ProblemError, match="strictly between"):
         binary.lip_interval([0.0, 0.5], 1.0)
+
+
+MAP_NOTIONS = [name for name, cls in NOTIONS.items() if cls.homogeneous and cls.linear_form]
+
+
+@pytest.mark.parametrize("name", MAP_NOTIONS)
+def test_map_by_the_hamming_lp_equals_vertex_enumeration(name):
+    """MAP accuracy is Pr(guess = X) of a post-processed channel: the one Hamming LP's optimum
+    must equal the posterior-space LP over every vertex, for every linear homogeneous notion."""
+    rng = np.random.default_rng(sum(map(ord, name)))
+    compared = 0
+    for d in (3, 4, 5, 5, 6):
+        table = NOTIONS[name].example(d, 1.2, rng)
+        p = co.Problem(prior=rng.dirichlet(np.full(d, 4.0)), privacy=[parse_notion(table, "privacy[0]")],
+                       utility=co.Bayes("map"))
+        fast = co.solve(p)
+        slow = co.solve(p, bayes_options={"posterior": "enumerate"})
+        assert fast.status == slow.status
+        if slow.status == "infeasible":          # the prior is not admissible: no channel at all
+            continue
+        compared += 1
+        assert fast.certificate["algorithm"] == "map-hamming-lp"
+        assert slow.certificate["algorithm"] == "vertex-enumeration"
+        assert fast.status == slow.status == "optimal"
+        assert fast.objective == pytest.approx(slow.objective, abs=1e-9)
+        # the MAP gain written out: sum_y max_x P_x q[x, y]
+        assert fast.objective == pytest.approx((p.prior[:, None] * fast.channel).max(axis=0).sum(), abs=1e-12)
+    assert compared >= 2
+
+
+def test_map_by_the_hamming_lp_beats_every_grid_channel():
+    """Brute force: no LIP channel on a 1/6 grid (3 x 3) has a better MAP accuracy than the LP's."""
+    P = np.array([0.5, 0.3, 0.2])
+    p = co.Problem(prior=P, privacy=[co.LIP(0.8)], utility=co.Bayes("map"))
+    r = co.solve(p)
+    Q = grid_channels(3, 3, 6)
+    post = P[None, :, None] * Q
+    py = post.sum(axis=1)
+    ok = np.all((Q <= np.exp(0.8) * py[:, None, :] + 1e-12) & (Q >= np.exp(-0.8) * py[:, None, :] - 1e-12), axis=(1, 2))
+    best = post.max(axis=1).sum(axis=1)[ok].max()
+    assert r.objective >= best - 1e-12
+    assert r.objective <= best + 0.05           # the grid comes close
+
+
+def test_map_lp_with_fewer_outputs_than_symbols_is_a_relaxation():
+    P = np.random.default_rng(4).dirichlet(np.ones(6))
+    r = co.solve(co.Problem(prior=P, privacy=[co.LDP(2.0)], utility=co.Bayes("map"), output_size=2))
+    full = co.solve(co.Problem(prior=P, privacy=[co.LDP(2.0)], utility=co.Bayes("map")))
+    assert r.status == "local" and r.certificate.method == "relaxation-bound"
+    assert r.channel.shape == (6, 2)
+    assert r.certificate.bound == pytest.approx(full.objective, abs=1e-9)
+    assert r.objective <= r.certificate.bound + 1e-12

@@ -37,6 +37,7 @@ from ..problem import Problem
 from ..solvers import BACKENDS, SOLVERS, attempt_order, canonical
 from ..utility import entropy_rows
 from .colgen import column_generation as structured_column_generation
+from . import map_lp
 from .local import local_search
 from .lp import FARKAS_TOL, Program, RawSolution, build
 from .posterior import (TIME_LIMIT, channel_from_weights, closed_form_vertices, column_generation,
@@ -411,8 +412,15 @@ def plan_posterior(problem: Problem, posterior: str) -> Plan:
 
 
 def certified_optimum(plan: Plan, posterior: str, time_limit: float, progress) -> PosteriorSolution:
-    """Vertex enumeration, else the orbit LP (exchangeable symbols), else column generation."""
+    """MAP under linear notions: one Hamming LP (`map_lp`); else vertex enumeration, else the orbit
+    LP (exchangeable symbols), else column generation."""
     relaxed, util = plan.relaxed, plan.relaxed.utility
+    if posterior == "auto" and map_lp.applies(relaxed):
+        lp = solve_program(map_lp.hamming_problem(relaxed), "lp", "HIGHS", True, time_limit)
+        if lp.status == "optimal":
+            solved = map_lp.posterior_solution(lp.channel, relaxed.prior, lp.certificate.bound)
+            solved.info["algorithm"] = "map-hamming-lp"
+            return solved
     if plan.enumerate_first:
         try:
             solved = enumerate_and_solve(relaxed, plan.rows, plan.closed)
