@@ -97,6 +97,20 @@ def test_ldp_separable_pricing_closes_on_small_cases_with_enough_nodes():
             assert r.best == pytest.approx(true, abs=1e-8) and r.upper == pytest.approx(true, abs=1e-8)
 
 
+@pytest.mark.parametrize("kind", ["histogram-mse", "mutual-information"])
+def test_ascent_ends_at_vertices_and_never_lowers_the_reduced_cost(kind):
+    rng = np.random.default_rng(11)
+    for _ in range(15):
+        P, eps = random_case(rng)
+        for fam, V in ((LIPBox(P, eps), lip_vertices(P, eps)), (LDPCone(P, eps), ldp_vertices(P, eps))):
+            mu = rng.normal(size=P.size)
+            start = V[rng.integers(len(V), size=3)] * 0.5 + V[rng.integers(len(V), size=3)] * 0.5
+            out = fam.ascend(kind, mu, start)
+            assert np.all(phi(kind, out, None) - out @ mu >= phi(kind, start, None) - start @ mu - 1e-12)
+            for v in out:                                   # each end point is one of the vertices
+                assert np.min(np.abs(V - v).max(axis=1)) < 1e-9
+
+
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("notion", ["lip", "ldp"])
 def test_column_generation_equals_vertex_enumeration(kind, notion):

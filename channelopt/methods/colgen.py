@@ -36,6 +36,11 @@ COARSE_MIN, COARSE_GAP = 48, 1e-6
 """bayes-mse above COARSE_MIN symbols starts from the pair-merged problem, solved to COARSE_GAP."""
 PRICING_RATIO = 0.5
 """A pricing round may stop once its best column reaches this fraction of its open bound."""
+ASCENT, ASCENT_RUN = frozenset({"histogram-mse"}), 10
+"""Utilities that try `Family.ascend` (a cheap heuristic pricing) before the branch and bound, at
+most ASCENT_RUN rounds in a row (then a branch and bound round moves the bound). Measured at
+d = 64 under LIP: histogram-MSE reaches its gap 2-3x sooner; mutual information cycled without
+progress, LDP gained nothing, so they price by branch and bound only."""
 PRUNE_AT, PRUNE_KEEP = 12, 4
 """Unused columns beyond PRUNE_AT * d are pruned to PRUNE_KEEP * d (largest reduced costs kept)."""
 
@@ -236,6 +241,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
     w = np.zeros(len(cols))
     mu_best, alpha = None, SMOOTHING
     node_budget = MAX_NODES
+    ascents, run, last = 0, 0, np.zeros((0, P.size))
     if start is not None and start[1] is not None:
         priced = fam.price(sc.kind, start[1], sc.h, deadline=deadline)
         nodes += priced.nodes
@@ -245,47 +251,65 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
         rounds += 1
         w, mu = master.solve()
         value = float(master.gains @ w)
-        # Wentges smoothing: price at a point between the master's duals and the best dual point
-        # found so far (the one with the lowest bound); any mu gives a valid bound.
-        mu_sep = mu if mu_best is None else alpha * mu_best + (1.0 - alpha) * mu
         # price only as exactly as this round needs: to a quarter of the gap target, and stop at
         # a column worth half of the open bound (the bound returned is valid either way)
         tol = 0.25 * gap_tol * max(_objective(sc.kind, value, P), 1e-12)
-        priced = fam.price(sc.kind, mu_sep, sc.h, deadline=deadline, tol=tol, ratio=PRICING_RATIO,
-                           max_nodes=node_budget)
-        nodes += priced.nodes
-        b_sep = float(mu_sep @ P + priced.upper)
-        if b_sep < bound:
-            bound, mu_best = b_sep, mu_sep
-        rel = _natural_gap(sc.kind, value, bound, P)
-        if progress is not None:
-            progress(rounds, rel)
-        if rel <= gap_tol or bound - value <= 1e-13:
-            break
-        new = priced.columns
+        new = _ascent_columns(fam, sc, mu, np.vstack([master.V[w > 0], last]), tol) if run < ASCENT_RUN \
+            else np.zeros((0, P.size))
         if len(new):
-            new = new[sc.phi(new) - new @ mu > 1e-12 * max(1.0, abs(value))]
-        if not len(new):
-            if alpha > 0 and mu_best is not None:      # mis-pricing: price at the master's duals
-                alpha = 0.0 if alpha < 0.1 else alpha / 2
-                continue
-            if priced.stopped == "max_nodes" and time.perf_counter() < deadline:
-                node_budget *= 4                       # the pricing gave up, not converged: search deeper
-                continue
-            stopped = priced.stopped or "pricing found no improving column"
-            break
-        alpha = min(SMOOTHING, alpha * 1.5) if alpha > 0 else 0.0
+            ascents, run = ascents + 1, run + 1
+        else:
+            run = 0
+            # Wentges smoothing: price at a point between the master's duals and the best dual
+            # point found so far (the one with the lowest bound); any mu gives a valid bound.
+            mu_sep = mu if mu_best is None else alpha * mu_best + (1.0 - alpha) * mu
+            priced = fam.price(sc.kind, mu_sep, sc.h, deadline=deadline, tol=tol, ratio=PRICING_RATIO,
+                               max_nodes=node_budget)
+            nodes += priced.nodes
+            b_sep = float(mu_sep @ P + priced.upper)
+            if b_sep < bound:
+                bound, mu_best = b_sep, mu_sep
+            rel = _natural_gap(sc.kind, value, bound, P)
+            if progress is not None:
+                progress(rounds, rel)
+            if rel <= gap_tol or bound - value <= 1e-13:
+                break
+            new = priced.columns
+            if len(new):
+                new = new[sc.phi(new) - new @ mu > 1e-12 * max(1.0, abs(value))]
+            if not len(new):
+                if alpha > 0 and mu_best is not None:      # mis-pricing: price at the master's duals
+                    alpha = 0.0 if alpha < 0.1 else alpha / 2
+                    continue
+                if priced.stopped == "max_nodes" and time.perf_counter() < deadline:
+                    node_budget *= 4                       # the pricing gave up, not converged: search deeper
+                    continue
+                stopped = priced.stopped or "pricing found no improving column"
+                break
+            alpha = min(SMOOTHING, alpha * 1.5) if alpha > 0 else 0.0
         if time.perf_counter() > deadline:
             stopped = "time_limit"
             break
         if rounds >= max_rounds:
             stopped = "max_rounds"
             break
+        last = new
         master.add(new, sc.phi(new))
         if len(master.V) > PRUNE_AT * P.size:
             master.prune(mu, np.r_[w, np.zeros(len(new))], PRUNE_KEEP * P.size)
     master.mu_best = mu_best
-    info = {"rounds": rounds, "columns": len(master.V), "pricing_nodes": nodes, "pricing": fam.name + "-structured"}
+    info = {"rounds": rounds, "ascent_rounds": ascents, "columns": len(master.V), "pricing_nodes": nodes, "pricing": fam.name + "-structured"}
     if stopped:
         info["stopped"] = stopped
     return master, w, value, bound, info
+
+
+def _ascent_columns(fam: Family, sc: Scaled, mu: np.ndarray, seeds: np.ndarray, tol: float) -> np.ndarray:
+    """Columns with a reduced cost above tol found by `Family.ascend` from the master's basis and
+    the last round's columns (utilities in ASCENT; otherwise none). A round that finds some skips
+    the branch and bound pricing: it adds columns but no bound."""
+    if sc.kind not in ASCENT:
+        return np.zeros((0, len(mu)))
+    cand = fam.ascend(sc.kind, mu, seeds)
+    cand = cand[sc.phi(cand) - cand @ mu > tol]
+    return cand[np.sort(np.unique(np.round(cand, 13), axis=0, return_index=True)[1])]

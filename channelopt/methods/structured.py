@@ -125,6 +125,8 @@ def _xlogx(s: np.ndarray) -> np.ndarray:
 
 SEPARABLE = {"histogram-mse": lambda s: s * s, "mutual-information": _xlogx}
 """phi(v) = sum_x f(v_x) for these Bayes utilities (histogram-MSE gain, -H)."""
+SLOPE = {"histogram-mse": lambda s: 2.0 * s, "mutual-information": lambda s: np.log(np.maximum(s, 1e-300)) + 1.0}
+"""f' of SEPARABLE (posteriors of LIP and LDP are positive wherever the prior is)."""
 
 
 class Family:
@@ -159,6 +161,20 @@ class Family:
 
     def _price_separable(self, f, mu, stop) -> Priced:
         raise NotImplementedError
+
+    def ascend(self, kind: str, mu: np.ndarray, V: np.ndarray, steps: int = 50) -> np.ndarray:
+        """Admissible posteriors reached from the rows of V by successive linearization of the
+        convex `phi(v) - mu . v` (separable phi): v <- argmax_{v in K} grad . v never decreases it
+        (convexity) and stops at a vertex that is a local maximum of the linearization. A cheap
+        heuristic pricing: no bound, only columns."""
+        grad = SLOPE[kind]
+        V = np.atleast_2d(V)
+        for _ in range(steps):
+            _, new = self.support(grad(V) - mu[None, :])
+            if np.allclose(new, V, rtol=0, atol=1e-15):
+                break
+            V = new
+        return V
 
     def prefers_vertices(self, kind: str) -> bool:
         """Whether the closed-form vertex set beats column generation for this utility."""
