@@ -7,6 +7,8 @@ CA-LIP (001), LIP-CNS (004); each docstring cites its result.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 
@@ -87,3 +89,103 @@ def eq24(P1: float, eps: float) -> float:
     """004 Eq 24 per user: P1(1-P1) - [P1(1-P1)(1-e^eps)]^2 / ((1-P1+P1 e^eps)(e^eps - P1 e^eps + P1))."""
     e, v = np.exp(eps), P1 * (1 - P1)
     return v - (v * (1 - e)) ** 2 / ((1 - P1 + P1 * e) * (e - P1 * e + P1))
+
+
+# ---- Hamming-optimal channels with their dual certificates ------------------------------------
+
+class ClosedForm(NamedTuple):
+    """A closed-form channel and the bound that certifies it.
+
+    name : short name ("subset-rr", "rr-lip"); channel : d x m; loss_bound : a lower bound on the
+    expected Hamming distortion of *every* feasible channel, from Lagrange multipliers built here
+    (valid whatever their accuracy, see `_hamming_bound`); citation : where the form comes from;
+    details : the form's parameters (e.g. k).
+    """
+
+    name: str
+    channel: np.ndarray
+    loss_bound: float
+    citation: str
+    details: dict
+
+
+def _hamming_bound(alpha: np.ndarray, C: np.ndarray) -> float:
+    """1 - the Lagrangian bound on Pr(Y = X) = sum_x P_x q[x, x].
+
+    For row multipliers alpha and nonnegative constraint multipliers whose reduced costs are C
+    (C[x, y] = coefficient of q[x, y] in the Lagrangian), every feasible channel has
+    Pr(Y = X) <= sum(alpha) + sum_x max(0, max_y C[x, y]): the rows of q are distributions. With
+    C <= 0 (an exact dual solution) this is weak LP duality; round-off only loosens it."""
+    return float(1.0 - (alpha.sum() + np.maximum(C.max(axis=1), 0.0).sum()))
+
+
+def subset_rr(prior, eps: float, m: int | None = None) -> ClosedForm:
+    """Subset randomized response (Kalantari, Sankar and Sarwate, IEEE TIFS 2018): the k most
+    probable symbols S are reported truthfully with probability e^eps / (e^eps + k - 1) and as
+    each other member of S with 1 / (e^eps + k - 1); inputs outside S report a member of S
+    (here: uniformly). k maximizes e^eps P(S_k) / (e^eps + k - 1). k = d is GRR.
+
+    Certificate for eps-LDP and Hamming distortion (any prior): with A = e^eps P(S) / (e^eps + k - 1),
+    alpha_y = (P_y - A / e^eps) / (1 - e^-eps) on S and 0 off S, and multiplier alpha_x / e^eps on
+    each constraint q[y, y] <= e^eps q[x, y], every reduced cost is <= 0 exactly when
+    P_(k) >= A / e^eps >= P_(k+1) — which the best k satisfies — and the bound is sum(alpha) = A.
+    """
+    P = np.asarray(prior, float)
+    d = P.size
+    m = d if m is None else m
+    e = np.exp(eps)
+    order = np.argsort(-P, kind="stable")
+    ks = np.arange(1, d + 1)
+    gain = e * np.cumsum(P[order]) / (e + ks - 1)
+    k = int(np.argmax(gain)) + 1
+    S = order[:k]
+    c = 1.0 / (e + k - 1)
+    q = np.zeros((d, m))
+    q[:, S] = c
+    q[S, S] = e * c
+    out = np.setdiff1d(np.arange(d), S)
+    q[out[:, None], S[None, :]] = 1.0 / k
+    # the multipliers
+    A = float(gain[k - 1])
+    alpha = np.zeros(d)
+    alpha[S] = (P[S] - A / e) / (1.0 - 1.0 / e) if e > 1 else 0.0
+    lam = np.maximum(alpha, 0.0) / e                       # lam[x]: on q[y, y] <= e q[x, y], any y
+    C = np.empty((d, m))
+    C[:, :] = -alpha[:, None]
+    C[:, :d] += e * lam[:, None]                           # off-diagonal q[x, y], y < d
+    diag = P - alpha - (lam.sum() - lam)                   # q[y, y]: P_y - alpha_y - sum_{x != y} lam_x
+    C[np.arange(d), np.arange(d)] = diag
+    return ClosedForm("subset-rr", q, _hamming_bound(alpha, C),
+                      "Kalantari, Sankar, Sarwate, IEEE TIFS 2018 (subset RR; GRR when k = d)",
+                      {"k": k, "subset": S.tolist()})
+
+
+def rr_lip_hamming(prior, eps: float, m: int | None = None) -> ClosedForm:
+    """RR-LIP (`rr_lip`, LIP-TDSC Thm 3) with a certificate of Hamming optimality under eps-LIP
+    with G = X. RR-LIP keeps Pr(Y) = P, puts every off-diagonal entry on its lower bound
+    q[x, y] = Pr(Y=y) / e^eps, and is feasible iff every P_y >= 1 / (e^eps + 1).
+
+    Multipliers (derived by complementary slackness): A = 1 - (1 - sum P^2) / e^eps on the rows'
+    sum, Lambda_y = (A - P_y) / (1 - e^-eps), alpha_y = P_y (1 - Lambda_y / e^eps) and
+    lam[y, x] = alpha_x + P_x Lambda_y / e^eps on each constraint Pr(Y=y) / e^eps <= q[x, y],
+    x != y. All lam >= 0 iff e^eps - 1 >= P_max - P_min, which feasibility implies; the bound is
+    then sum(alpha) = A, the accuracy of RR-LIP itself.
+    """
+    P = np.asarray(prior, float)
+    d = P.size
+    m = d if m is None else m
+    e = np.exp(eps)
+    q = np.zeros((d, m))
+    q[:, :d] = rr_lip(P, eps)
+    A = 1.0 - (1.0 - P @ P) / e
+    Lam = (A - P) / (1.0 - 1.0 / e) if e > 1 else np.zeros(d)
+    alpha = P * (1.0 - Lam / e)
+    lam = np.maximum(alpha[None, :] + P[None, :] * Lam[:, None] / e, 0.0)   # lam[y, x]
+    np.fill_diagonal(lam, 0.0)
+    lam[:, P <= 0] = 0.0
+    Lsum = lam.sum(axis=1)                                 # Lambda_y as the multipliers give it
+    C = np.empty((d, m))
+    C[:, :] = -alpha[:, None]
+    C[:, :d] += -P[:, None] * Lsum[None, :] / e + lam.T    # C[x, y]: -alpha_x - P_x Lambda_y / e + lam[y, x]
+    C[np.arange(d), np.arange(d)] += P
+    return ClosedForm("rr-lip", q, _hamming_bound(alpha, C), "LIP-TDSC Theorem 3 (RR-LIP)", {})

@@ -19,8 +19,12 @@ from .errors import ProblemError
 
 
 def _secret(joint, q):
+    """(Pr(s) > 0, Pr(y | s), Pr(y)) on the secrets and outputs that occur; the measures below
+    take a joint and a channel, or this triple once (`all_measures`)."""
+    if isinstance(joint, tuple):
+        return joint
     PS = np.asarray(joint.prior, float)
-    cond = np.asarray(joint.conditional, float) @ np.asarray(q, float)        # Pr(y | s)
+    cond = joint.given(np.asarray(q, float))                                   # Pr(y | s)
     keep = PS > 0
     PS, cond = PS[keep], cond[keep]
     lam = PS @ cond
@@ -84,6 +88,7 @@ def secret_ldp(joint, q) -> float:
 
 
 def all_measures(joint, q, alpha: float = 2.0) -> dict:
+    joint = _secret(joint, q)                               # once for the six measures
     return {"ldp": secret_ldp(joint, q), "mutual_information": mutual_information(joint, q),
             "maximal_leakage": maximal_leakage(joint, q), "alpha_lift": alpha_lift(joint, q, alpha),
             "sibson": sibson(joint, q, alpha), "arimoto": arimoto(joint, q, alpha)}

@@ -15,6 +15,7 @@ not the data's own distribution.
 from __future__ import annotations
 
 import contextvars
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -175,11 +176,18 @@ class Joint:
     def __post_init__(self):
         object.__setattr__(self, "prior", _readonly(self.prior))
         object.__setattr__(self, "conditional", _readonly(self.conditional))
+        T = self.conditional
+        object.__setattr__(self, "direct", bool(T.ndim == 2 and T.shape[0] == T.shape[1]
+                                                and np.array_equal(T, np.eye(T.shape[0]))))
 
     @property
     def prior_x(self) -> np.ndarray:
         """Pr(X) = Pr(G) @ Pr(X|G)."""
-        return self.prior @ self.conditional
+        return self.prior if self.direct else self.prior @ self.conditional
+
+    def given(self, q: np.ndarray) -> np.ndarray:
+        """Pr(Y=y | G=g) = Pr(X|G) @ q (q itself when G = X: no d x d x m product)."""
+        return np.asarray(q) if self.direct else self.conditional @ q
 
     @classmethod
     def identity(cls, prior_x) -> "Joint":
@@ -300,9 +308,9 @@ class Problem:
     def m(self) -> int:
         return self.output_size
 
-    @property
+    @functools.cached_property
     def secret(self) -> Joint:
-        """The problem's own secret model: the latent joint, or G = X."""
+        """The problem's own secret model: the latent joint, or G = X (built once)."""
         return self.latent if self.latent is not None else Joint.identity(self.prior)
 
     @classmethod

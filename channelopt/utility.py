@@ -89,7 +89,15 @@ class Distortion:
         return (P[:, :, None] * D[None, :, :]).reshape(P.shape[0], -1)
 
     def evaluate(self, problem, q: np.ndarray) -> float:
-        return float(np.max(self.costs(problem) @ np.asarray(q).ravel()))
+        """max over cost priors of E[D] = sum_x P_x sum_y q[x, y] D[x, y]."""
+        per_input = (np.asarray(q) * self.matrix_for(problem)).sum(axis=1)
+        return float(np.max(self.cost_priors(problem) @ per_input))
+
+    def plain_hamming(self, problem) -> bool:
+        """Hamming distortion under the problem's own prior with an output for every input (the
+        setting of the Hamming closed forms, `closed_forms.subset_rr` and `rr_lip_hamming`)."""
+        return (self.kind == "hamming" and self.priors is None and self.prior_lower is None
+                and problem.m >= problem.d)
 
     def to_table(self) -> dict:
         out = {"kind": self.kind}
@@ -165,6 +173,10 @@ class Bayes:
             raise ProblemError(f"utility.normalized must be true or false, got {self.normalized!r}")
         if self.normalized and self.kind != "mutual-information":
             raise ProblemError("utility.normalized applies to kind = 'mutual-information' only")
+
+    def plain_hamming(self, problem) -> bool:
+        """Never: a Bayes utility is not a distortion (see `Distortion.plain_hamming`)."""
+        return False
 
     @property
     def sense(self) -> str:

@@ -38,6 +38,7 @@ from ..solvers import BACKENDS, SOLVERS, attempt_order, canonical
 from ..utility import entropy_rows
 from .colgen import column_generation as structured_column_generation
 from . import map_lp
+from .closed import closed_form_result
 from .local import local_search
 from .lp import FARKAS_TOL, Program, RawSolution, build
 from .posterior import (TIME_LIMIT, channel_from_weights, closed_form_vertices, column_generation,
@@ -62,12 +63,14 @@ def method_for(problem: Problem) -> str:
 
 def solve(problem: Problem, solver: str | None = None, *, fallback: bool = True,
           bayes_options: dict | None = None, time_limit: float | None = None,
-          progress: bool | None = None) -> Result:
+          progress: bool | None = None, closed_forms: bool = True) -> Result:
     """The optimal channel for `problem`, re-audited before it is returned.
 
     Parameters
     ----------
-    solver : None (the problem's own choice, default "auto") or one of `solvers.SOLVERS`.
+    solver : None (the problem's own choice, default "auto") or one of `solvers.SOLVERS`. With
+        "auto", a distortion utility first tries the certified closed forms (`closed`); naming a
+        solver always runs the LP.
     fallback : try the next solver in the documented order when one fails or is inaccurate.
     bayes_options : for Bayes utilities, e.g. {"posterior": "enumerate" | "columns" | "structured"},
         {"starts": 20, "seed": 0} for the local method.
@@ -76,6 +79,8 @@ def solve(problem: Problem, solver: str | None = None, *, fallback: bool = True,
         and conic problems it bounds the whole solver chain (default: none; SCS alone is always
         held to `solvers.BACKENDS["SCS"].max_time`).
     progress : a progress bar on stderr for long Bayes solves (default: when stderr is a terminal).
+    closed_forms : with the "auto" solver, accept a certified closed form (`closed`) before
+        building the LP; False always solves the LP (as `verify` does, to judge the closed forms).
     """
     solver = problem.solver if solver is None else canonical(solver)
     if solver not in SOLVERS:
@@ -92,16 +97,21 @@ def solve(problem: Problem, solver: str | None = None, *, fallback: bool = True,
     if method in ("posterior-lp", "local"):
         result = solve_bayes(problem, method, time_limit=time_limit, progress=progress, **(bayes_options or {}))
     else:
-        result = solve_program(problem, method, solver, fallback, time_limit)
+        result = closed_form_result(problem) if closed_forms and method == "lp" and solver == "auto" else None
+        if result is None:
+            result = solve_program(problem, method, solver, fallback, time_limit)
+        else:
+            result.timings = {"solve_s": time.perf_counter() - t0}
     result.time_s = time.perf_counter() - t0
     result.timings["total_s"] = result.time_s
     result.labels, result.kind = problem.labels, problem.utility.kind
     return result
 
 
-def solve_certified(problem: Problem) -> Result:
-    """`solve`, requiring a certified optimum: anything else raises SolverError with the status."""
-    r = solve(problem)
+def solve_certified(problem: Problem, **options) -> Result:
+    """`solve` (with `options`), requiring a certified optimum: anything else raises SolverError
+    with the status."""
+    r = solve(problem, **options)
     if r.status != "optimal":
         raise SolverError(f"no certified optimum: status {r.status} ({r.message})")
     return r

@@ -275,6 +275,12 @@ class Notion(ABC):
         are vertices for that prior; None when not known in closed form or nv > limit."""
         return None
 
+    def closed_form(self, problem):
+        """A closed-form channel that is optimal for this notion alone and the problem's utility,
+        as a `closed_forms.ClosedForm` carrying its own bound; None when none is known. The
+        caller audits the channel and accepts it only when the bound certifies it."""
+        return None
+
     # ---- audit ----------------------------------------------------------------------------------
 
     @abstractmethod

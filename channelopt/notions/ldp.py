@@ -8,6 +8,7 @@ from typing import Any, Callable, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
+from ..closed_forms import subset_rr
 from ..errors import ProblemError
 from ..problem import MAX_EPSILON, as_matrix, as_vector
 from .base import (LinearBlock, Notion, bit_patterns, check_keys, column_spread, distinct_pairs,
@@ -50,6 +51,12 @@ class LDP(Notion):
 
     def posterior_family(self, problem):
         return ("ldp-cone", self.epsilon)
+
+    def closed_form(self, problem):
+        """Hamming distortion, any prior: subset randomized response (`closed_forms.subset_rr`)."""
+        if problem.utility.plain_hamming(problem):
+            return subset_rr(problem.prior, self.epsilon, problem.m)
+        return None
 
     def batch_vertices(self, P, limit):
         """The cone's extreme rays `1 + (e^eps - 1) 1_S` (see `posterior_vertices`), scaled to

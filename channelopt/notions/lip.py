@@ -14,6 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
+from ..closed_forms import rr_lip_hamming
 from ..errors import ProblemError
 from ..problem import Joint, as_prior_rows, as_vector
 from .base import LinearBlock, Notion, bit_patterns, per_column, within
@@ -96,7 +97,7 @@ def lift_extremes(joint: Joint, q: np.ndarray) -> tuple[float, float]:
     for a scenario on the boundary of the simplex) has an unbounded lift: it is the limit of
     interior scenarios, so the leakage is +inf (CA-LIP Lemma 1.3 convention).
     """
-    cond = joint.conditional @ q
+    cond = joint.given(q)
     lam = joint.prior_x @ q
     used = (lam > 0) | (cond.max(axis=0) > 0)
     if not used.any():
@@ -134,6 +135,13 @@ class LIP(Notion):
 
     def posterior_family(self, problem):
         return ("lip-box", self.epsilon) if problem.latent is None else None
+
+    def closed_form(self, problem):
+        """Hamming distortion with G = X: RR-LIP (`closed_forms.rr_lip_hamming`); its bound
+        certifies it wherever it is feasible (P_min >= 1 / (e^eps + 1))."""
+        if problem.latent is None and problem.utility.plain_hamming(problem):
+            return rr_lip_hamming(problem.prior, self.epsilon, problem.m)
+        return None
 
     def batch_vertices(self, P, limit):
         """`box_vertices` of every prior's box at once in u = post / P coordinates: u in

@@ -104,7 +104,7 @@ class Pufferfish(Notion):
     def leakage(self, problem, q):
         worst = 0.0
         for s, i, j in self.constrained_pairs(problem):
-            cond = s.conditional @ q
+            cond = s.given(q)
             num, den = cond[i], cond[j]
             pos = num > 0
             if np.any(den[pos] == 0):

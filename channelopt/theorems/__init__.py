@@ -56,9 +56,9 @@ class Theorem:
 
 
 def registry() -> dict[str, Theorem]:
-    from . import alip, calip, idldp, lip_cns, lip_tdsc
+    from . import alip, calip, idldp, ksr, lip_cns, lip_tdsc
     out: dict[str, Theorem] = {}
-    for module in (lip_tdsc, lip_cns, idldp, calip, alip):
+    for module in (lip_tdsc, lip_cns, idldp, calip, alip, ksr):
         for th in module.THEOREMS:
             out[th.id] = th
     return out

@@ -1,0 +1,68 @@
+"""Closed forms first: a published channel that is provably optimal, accepted only with its bound.
+
+Before an LP is built for a distortion utility, `closed_form_result` tries
+
+  "best-response"  every input reports the output of least distortion (direct release for
+                   Hamming, MAE and squared error with m = d): the distortion's own minimum
+                   sum_x P_x min_y D[x, y] bounds every channel, so it is optimal whenever it
+                   satisfies every notion;
+  the notion's own closed form, when the problem has one notion (`Notion.closed_form`): subset
+                   randomized response for LDP (GRR for a uniform prior) and RR-LIP for LIP with
+                   G = X, both for Hamming distortion, each with Lagrange multipliers built in
+                   O(d^2) (`closed_forms`).
+
+A candidate is audited exactly like a solver's channel and returned only when its bound certifies
+it to `frontend.OPTIMAL_GAP`; otherwise the LP runs as before. The result says which path was
+taken: method "closed-form", solver = the form's name, certificate "closed-form-dual" (or
+"distortion-minimum").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..audit import audit
+from ..problem import Problem
+from .result import Certificate, Result
+
+
+def best_response(problem: Problem) -> tuple[np.ndarray, float]:
+    """The channel sending each input to its least-distortion output, and the bound
+    max over cost priors of sum_x P_x min_y D[x, y] that no channel can beat."""
+    D = problem.utility.matrix_for(problem)
+    q = np.zeros(D.shape)
+    q[np.arange(problem.d), np.argmin(D, axis=1)] = 1.0
+    bound = float(np.max(problem.utility.cost_priors(problem) @ D.min(axis=1)))
+    return q, bound
+
+
+def candidates(problem: Problem):
+    """(name, channel, bound, certificate method, details) for each closed form that applies."""
+    q, bound = best_response(problem)
+    yield "best-response", q, bound, "distortion-minimum", {
+        "note": "every input reports its least-distortion output; no channel has a lower distortion"}
+    if len(problem.privacy) == 1:
+        cf = problem.privacy[0].closed_form(problem)
+        if cf is not None:
+            yield cf.name, cf.channel, cf.loss_bound, "closed-form-dual", {"citation": cf.citation, **cf.details}
+
+
+def closed_form_result(problem: Problem, with_measures: bool = True) -> Result | None:
+    """The first closed form that passes the audit and whose bound certifies it (status optimal,
+    method "closed-form"), or None (then the caller solves the LP). `with_measures`: as in
+    `audit` (sweeps skip the general measures)."""
+    from .frontend import certified
+
+    for name, q, bound, how, details in candidates(problem):
+        report = audit(problem, q, with_measures=False)
+        if not report.ok:
+            continue
+        objective = problem.utility.evaluate(problem, q)
+        if not certified(objective, bound):
+            continue
+        if with_measures:
+            report = audit(problem, q)
+        return Result(status="optimal", channel=q, objective=objective, leakage=report.leakage,
+                      satisfied=report.satisfied, measures=report.measures, solver=name, method="closed-form",
+                      certificate=Certificate(how, bound, "min", abs(objective - bound), details=details))
+    return None

@@ -1,0 +1,124 @@
+"""Closed forms first: taken only with a bound that certifies them, equal to the LP where taken,
+never taken where their condition fails. The LP (solver named, closed forms off) is the truth."""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import channelopt as co
+from channelopt.closed_forms import rr_lip_hamming, subset_rr
+from channelopt.io import load_problem
+
+PROBLEMS = Path(__file__).parent.parent / "problems"
+
+
+def hamming(P, notion, **kw):
+    return co.Problem(prior=P, privacy=[notion], utility=co.Distortion("hamming"), **kw)
+
+
+def lp(p):
+    return co.solve(p, closed_forms=False)
+
+
+def random_prior(rng, d):
+    return rng.dirichlet(np.full(d, rng.choice([0.2, 1.0, 5.0])))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_ldp_hamming_takes_subset_rr_and_it_equals_the_lp_for_any_prior(seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(10):
+        d = int(rng.integers(2, 40))
+        P, eps = random_prior(rng, d), float(np.exp(rng.uniform(np.log(0.05), np.log(6.0))))
+        p = hamming(P, co.LDP(eps))
+        r, ref = co.solve(p), lp(p)
+        assert (r.method, r.solver, r.status) == ("closed-form", "subset-rr", "optimal")
+        assert ref.method == "lp" and ref.status == "optimal"
+        assert r.objective == pytest.approx(ref.objective, abs=1e-9)
+        assert co.audit(p, r.channel).ok and r.leakage["ldp"] <= eps * (1 + 1e-9)
+        assert r.certificate["lower_bound"] <= ref.objective + 1e-9       # the bound is valid
+        assert r.certificate.gap <= 1e-9
+
+
+def test_subset_rr_by_hand_uniform_prior_is_grr_and_a_dominant_symbol_is_k1():
+    r = co.solve(load_problem(PROBLEMS / "ldp_uniform_grr.toml"))          # problem file's expected value
+    assert r.method == "closed-form" and r.certificate["k"] == 4
+    assert r.objective == pytest.approx(3 / (math.e + 3), abs=1e-15)
+    # P = (0.9, 0.05, 0.05), eps = 1: k = 1 gives 0.9 accuracy, k = 2 gives e 0.95/(e+1) = 0.6945,
+    # k = 3 gives e/(e+2) = 0.5761: always report symbol 0, error 0.1
+    cf = subset_rr([0.9, 0.05, 0.05], 1.0)
+    assert cf.details["k"] == 1 and np.allclose(cf.channel[:, 0], 1.0) and cf.loss_bound == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_lip_hamming_takes_rr_lip_exactly_where_it_is_feasible(seed):
+    rng = np.random.default_rng(10 + seed)
+    taken = skipped = 0
+    for _ in range(25):
+        d = int(rng.integers(2, 8))
+        P, eps = random_prior(rng, d), float(rng.uniform(0.3, 3.0))
+        p = hamming(P, co.LIP(eps))
+        r, ref = co.solve(p), lp(p)
+        feasible = P.min() >= 1 / (math.exp(eps) + 1)                       # RR-LIP's condition (by hand)
+        assert (r.method == "closed-form") == feasible, (P, eps)
+        assert r.objective == pytest.approx(ref.objective, abs=1e-9)
+        taken, skipped = taken + feasible, skipped + (not feasible)
+    assert taken and skipped
+
+
+def test_the_hamming_bounds_are_valid_even_where_the_form_is_not_optimal():
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        P, eps = random_prior(rng, int(rng.integers(2, 7))), float(rng.uniform(0.1, 3.0))
+        assert rr_lip_hamming(P, eps).loss_bound <= lp(hamming(P, co.LIP(eps))).objective + 1e-9
+
+
+def test_direct_release_is_returned_when_every_notion_allows_it():
+    p = load_problem(PROBLEMS / "pufferfish_direct_release.toml")
+    r = co.solve(p)
+    assert (r.method, r.solver, r.objective) == ("closed-form", "best-response", 0.0)
+    assert np.array_equal(r.channel, np.eye(3)) and r.certificate.method == "distortion-minimum"
+    assert lp(p).objective == pytest.approx(0.0, abs=1e-9)
+
+
+@pytest.mark.parametrize("case", ["mae utility", "two notions", "latent secret", "prior set", "named solver",
+                                  "fewer outputs", "bayes utility"])
+def test_not_taken_where_the_condition_fails(case):
+    P = np.array([0.4, 0.3, 0.2, 0.1])
+    kw = {"prior": P, "privacy": [co.LDP(1.0)], "utility": co.Distortion("hamming")}
+    options = {}
+    if case == "mae utility":
+        kw["utility"] = co.Distortion("mae")
+    elif case == "two notions":
+        kw["privacy"] = [co.LDP(1.0), co.LIP(0.8)]
+    elif case == "latent secret":
+        kw["privacy"] = [co.LIP(0.3)]           # direct release leaks more than 0.3 here
+        kw["latent"] = {"prior": [0.5, 0.5], "conditional": [[0.5, 0.3, 0.1, 0.1], [0.3, 0.3, 0.3, 0.1]]}
+    elif case == "prior set":
+        kw["utility"] = co.Distortion("hamming", priors=[P, P[::-1]])
+    elif case == "named solver":
+        options["solver"] = "HIGHS"
+    elif case == "fewer outputs":
+        kw["output_size"] = 3
+    else:
+        kw["utility"] = co.Bayes("map")
+    r = co.solve(co.Problem(**kw), **options)
+    assert r.method != "closed-form" and r.status == "optimal"
+
+
+def test_an_eps_sweep_takes_the_closed_form_at_every_point_and_matches_fresh_lps():
+    P = np.random.default_rng(3).dirichlet(np.ones(12))
+    eps = np.linspace(0.1, 4.0, 9)
+    sw = co.sweep(hamming(P, co.LDP(1.0)), epsilon=eps)
+    for e, r in zip(eps, sw):
+        assert r.method == "closed-form"
+        assert r.objective == pytest.approx(lp(hamming(P, co.LDP(float(e)))).objective, abs=1e-9)
+
+
+def test_verify_judges_the_subset_rr_claim_against_the_lp():
+    from channelopt.theorems import get, verify
+
+    rep = verify.run([get("ksr-subset-rr")], quick=True, progress=False)[0]
+    assert not rep.errors and rep.verdict == "holds" and len(rep.outcomes) >= 50
