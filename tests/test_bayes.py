@@ -239,7 +239,7 @@ def test_map_by_the_hamming_lp_equals_vertex_enumeration(name):
         if slow.status == "infeasible":          # the prior is not admissible: no channel at all
             continue
         compared += 1
-        assert fast.certificate["algorithm"] == "map-hamming-lp"
+        assert fast.certificate["algorithm"].startswith("map-hamming-")   # the LP or a certified closed form
         assert slow.certificate["algorithm"] == "vertex-enumeration"
         assert fast.status == slow.status == "optimal"
         assert fast.objective == pytest.approx(slow.objective, abs=1e-9)

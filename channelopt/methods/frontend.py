@@ -426,10 +426,12 @@ def certified_optimum(plan: Plan, posterior: str, time_limit: float, progress) -
     LP (exchangeable symbols), else column generation."""
     relaxed, util = plan.relaxed, plan.relaxed.utility
     if posterior == "auto" and map_lp.applies(relaxed):
-        lp = solve_program(map_lp.hamming_problem(relaxed), "lp", "HIGHS", True, time_limit)
+        hamming = map_lp.hamming_problem(relaxed)
+        closed = closed_form_result(hamming, with_measures=False)      # subset RR for LDP, RR-LIP
+        lp = closed if closed is not None else solve_program(hamming, "lp", "HIGHS", True, time_limit)
         if lp.status == "optimal":
             solved = map_lp.posterior_solution(lp.channel, relaxed.prior, lp.certificate.bound)
-            solved.info["algorithm"] = "map-hamming-lp"
+            solved.info["algorithm"] = "map-hamming-lp" if closed is None else f"map-hamming-{closed.solver}"
             return solved
     if plan.enumerate_first:
         try:
