@@ -6,6 +6,8 @@
     result.channel, result.objective, result.leakage, result.certificate
 """
 
+from importlib import metadata as _metadata
+
 from .audit import Audit, audit
 from .errors import ChannelOptError, ProblemError, SolverError
 from .io import load_problem, problem_from_dict
@@ -16,7 +18,10 @@ from .sweep import sweep
 from . import plots
 from .utility import Bayes, Distortion
 
-__version__ = "0.1.0"
+try:
+    __version__ = _metadata.version("channelopt")
+except _metadata.PackageNotFoundError:        # a source tree that was never installed
+    __version__ = "0.0.0+unknown"
 
 __all__ = ["ALIP", "Audit", "BPLIP", "Certificate", "ChannelOptError", "DI", "Distortion", "IDLDP", "Joint", "LDP", "LIP",
            "MIL", "MIP", "ProblemError", "Problem", "Pufferfish", "Result", "SolverError", "WCLIP",

@@ -14,15 +14,18 @@ from .errors import ChannelOptError, ProblemError
 from .problem import SOLVERS
 from .methods.result import format_leakage
 from .solvers import canonical
+from . import __version__
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, exit 2 (argparse's default prints the usage block)
-        raise ProblemError(f"{self.prog}: {message}")
+        sub = self.prog.removeprefix("channelopt").strip()      # "solve" for a subcommand, "" at the top
+        raise ProblemError(f"{sub}: {message}" if sub else message)
 
 
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="channelopt", description="Optimal perturbation channels for local privacy.")
+    p.add_argument("--version", action="version", version=f"channelopt {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     s = sub.add_parser("solve", help="optimal channel for a problem file")
     s.add_argument("file")

@@ -132,3 +132,20 @@ def test_console_script_runs(problems_dir):
     proc = subprocess.run([sys.executable, "-m", "channelopt.cli", "solve", str(problems_dir / "ldp_uniform_grr.toml")],
                           capture_output=True, text=True)
     assert proc.returncode == 0 and "optimal" in proc.stdout
+
+
+def test_usage_errors_name_the_program_once(capsys):
+    code, _, err = run(["frobnicate"], capsys)
+    assert code == 2 and err.startswith("channelopt: error: argument command:") and err.count("channelopt") == 1
+    code, _, err = run(["solve", "p.toml", "--solver", "nope"], capsys)
+    assert code == 2 and err.startswith("channelopt: error: solve: argument --solver:")
+
+
+def test_python_m_channelopt_and_version(problems_dir):
+    from importlib.metadata import version
+
+    proc = subprocess.run([sys.executable, "-m", "channelopt", "--version"], capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout.strip() == f"channelopt {version('channelopt')}"
+    proc = subprocess.run([sys.executable, "-m", "channelopt", "solve", str(problems_dir / "ldp_uniform_grr.toml")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0 and "status:    optimal" in proc.stdout
