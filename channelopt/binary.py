@@ -11,8 +11,8 @@ This is the certified optimum of the posterior LP (its two vertices are lo and h
 heuristic, so it is valid for every prior; it is exact to rounding and costs O(1) per user.
 
 Intervals:
-  LIP (004 Def 1 / 000 Def 3):  e^-eps <= p / P1 <= e^eps  and  e^-eps <= (1-p)/(1-P1) <= e^eps.
-  LDP (004 Def 2):              posterior odds = prior odds * likelihood ratio, ratio in [e^-eps, e^eps].
+  LIP (LIP-CNS Def 1 / LIP-TDSC Def 3):  e^-eps <= p / P1 <= e^eps  and  e^-eps <= (1-p)/(1-P1) <= e^eps.
+  LDP (LIP-CNS Def 2):              posterior odds = prior odds * likelihood ratio, ratio in [e^-eps, e^eps].
 """
 
 from __future__ import annotations

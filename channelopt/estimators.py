@@ -1,10 +1,10 @@
-"""Curator-side estimators and a seeded Monte-Carlo simulator of N users (000 §3-4, 004 §IV).
+"""Curator-side estimators and a seeded Monte-Carlo simulator of N users (LIP-TDSC §3-4, LIP-CNS §IV).
 
 - MMSE estimate of h(X) from Y: E[h(X) | Y = y] = post_y . h; its per-user MSE is the
-  `bayes-mse` utility, and over N independent users the MSEs add (000 Theorem 1).
+  `bayes-mse` utility, and over N independent users the MSEs add (LIP-TDSC Theorem 1).
 - Context-free unbiased estimators, which treat X as an instance: for any invertible channel
   the output frequencies times q^{-1} (for GRR the usual (n_y/n - b)/(a - b)); the sum
-  estimator of 000 Eq 40 / 004 Eq 41 and its MSE (Eq 41 / Eq 42); unary encoding (UE) counts.
+  estimator of LIP-TDSC Eq 40 / LIP-CNS Eq 41 and its MSE (Eq 41 / Eq 42); unary encoding (UE) counts.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def unbiased_scores(q, values) -> np.ndarray:
     """g(y) with E[g(Y) | X = x] = a_x for every x: g = q^{-1} a (context-free, prior-free).
 
     Summing g(Y_i) over users is the unbiased estimator of sum_i a_{X_i}; for binary GRR with
-    values (0, 1) it is 000 Eq 40 / 004 Eq 41.
+    values (0, 1) it is LIP-TDSC Eq 40 / LIP-CNS Eq 41.
     """
     q = np.asarray(q, float)
     if q.ndim != 2 or q.shape[0] != q.shape[1]:
@@ -76,7 +76,7 @@ def grr(d: int, eps: float) -> np.ndarray:
 
 
 def grr_count_mse(n: int, d: int, eps: float) -> float:
-    """000 Eq 41 (004 Eq 42 for d = 2): N (d - 2 + e^eps) / (e^eps - 1)^2, the variance of GRR's
+    """LIP-TDSC Eq 41 (LIP-CNS Eq 42 for d = 2): N (d - 2 + e^eps) / (e^eps - 1)^2, the variance of GRR's
     unbiased count of one symbol. Exact when no user holds that symbol; with n_v holders the exact
     variance is grr_count_variance(n, n_v, d, eps)."""
     e = np.exp(eps)
@@ -92,7 +92,7 @@ def grr_count_variance(n: int, n_v: int, d: int, eps: float) -> float:
 
 def ue_counts(bit_counts, n: int, p: float, q: float) -> np.ndarray:
     """Unbiased counts from unary-encoded reports: (B_v - n q) / (p - q), with p = Pr(bit 1 | 1),
-    q = Pr(bit 1 | 0) (symmetric UE: RAPPOR, OUE; 002 §III-C; 000 §4.3.2)."""
+    q = Pr(bit 1 | 0) (symmetric UE: RAPPOR, OUE; ID-LDP §III-C; LIP-TDSC §4.3.2)."""
     if not p > q:
         raise ProblemError(f"unary encoding needs p > q, got p={p!r} q={q!r}")
     return (np.asarray(bit_counts, float) - n * q) / (p - q)
@@ -100,7 +100,7 @@ def ue_counts(bit_counts, n: int, p: float, q: float) -> np.ndarray:
 
 def ue_count_variance(n: int, n_v, p: float, q: float):
     """Exact variance of the UE unbiased count of a symbol held by n_v of n users; with n_v = 0 and
-    OUE (p = 1/2, q = 1/(e^eps+1)) it is n 4 e^eps / (e^eps - 1)^2 (004 §V-A3)."""
+    OUE (p = 1/2, q = 1/(e^eps+1)) it is n 4 e^eps / (e^eps - 1)^2 (LIP-CNS §V-A3)."""
     n_v = np.asarray(n_v, float)
     return (n_v * p * (1 - p) + (n - n_v) * q * (1 - q)) / (p - q) ** 2
 
@@ -156,7 +156,7 @@ def simulate_sum(priors, channels, values, repetitions: int, seed: int, estimato
 
 def simulate_histogram(priors, channels, repetitions: int, seed: int) -> np.ndarray:
     """Squared errors ||H - H_hat||^2 of the MMSE histogram estimate (sum of user posteriors,
-    000 Eq 39) of H = sum_i e_{X_i}, over `repetitions` runs."""
+    LIP-TDSC Eq 39) of H = sum_i e_{X_i}, over `repetitions` runs."""
     rng = np.random.default_rng(seed)
     priors, channels = _users(priors, channels)
     N, d = priors.shape

@@ -127,7 +127,7 @@ def tv(P1, P2) -> float:
 
 
 def eta(P1, P2) -> float:
-    """001 Lemma 3: eta = ln(1 + D_TV(P1, P2) / min(P1_min, P2_min))."""
+    """CA-LIP Lemma 3: eta = ln(1 + D_TV(P1, P2) / min(P1_min, P2_min))."""
     return float(np.log(1 + tv(P1, P2) / min(np.min(P1), np.min(P2))))
 
 

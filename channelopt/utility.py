@@ -144,15 +144,15 @@ class Bayes:
     """A utility of the form sum_y lam[y] phi(post_y) (SPEC §3.2-3.3, §4), phi convex.
 
     kind = "bayes-mse":       MSE of the curator's MMSE estimate of h(X) = weight * a_X + offset
-                              (summation and weighted summation: 000 Eq 13, 24; f(R) = cR + b of
-                              000 §4.5; 004 Eq 14, 28), phi(pi) = (pi . h)^2, minimized.
+                              (summation and weighted summation: LIP-TDSC Eq 13, 24; f(R) = cR + b of
+                              LIP-TDSC §4.5; LIP-CNS Eq 14, 28), phi(pi) = (pi . h)^2, minimized.
     kind = "histogram-mse":   MSE of the posterior estimate of the one-hot vector of X
-                              (000 Eq 39; 004 Eq 31), phi(pi) = ||pi||^2, minimized.
-    kind = "mutual-information": I(X;Y) in nats, phi = -H(pi), maximized (003 §II-C);
+                              (LIP-TDSC Eq 39; LIP-CNS Eq 31), phi(pi) = ||pi||^2, minimized.
+    kind = "mutual-information": I(X;Y) in nats, phi = -H(pi), maximized (ALIP §II-C);
                               normalized = true reports I(X;Y)/H(X).
     kind = "map":             Bayes (MAP) accuracy of guessing X from Y, phi = max(pi), maximized.
 
-    All four are per-user values; over N independent users the totals add (000 Theorem 1).
+    All four are per-user values; over N independent users the totals add (LIP-TDSC Theorem 1).
     """
 
     kind: str = "bayes-mse"

@@ -17,7 +17,7 @@ def test_simulated_sum_mse_matches_the_certified_bayes_mse():
     r = co.solve(p)
     N, reps = 200, 4000
     err = simulate_sum(np.tile(P, (N, 1)), r.channel, values, reps, seed=11)
-    analytic = N * r.objective                                  # 000 Theorem 1: per-user MSEs add
+    analytic = N * r.objective                                  # LIP-TDSC Theorem 1: per-user MSEs add
     assert mmse_mse(P, r.channel, values) == pytest.approx(r.objective, abs=1e-12)
     mse = np.mean(err ** 2)
     se = np.std(err ** 2, ddof=1) / math.sqrt(reps)

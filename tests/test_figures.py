@@ -74,7 +74,7 @@ def test_tdsc_fig10_orders_ue_designs_and_flags_rr_lip_by_its_condition():
     f = figures.make("tdsc-fig10", quick=True)
     panel = next(r["panel"] for r in f.rows if r["panel"].startswith("(a)"))
     cert = _series_rows(f, panel, "UE-LIP certified optimum (Eq 33)")
-    thm4 = _series_rows(f, panel, "UE-LIP closed form (000 Thm 4)")
+    thm4 = _series_rows(f, panel, "UE-LIP closed form (LIP-TDSC Thm 4)")
     oue = _series_rows(f, panel, "OUE-LDP")
     # OUE is eps-LDP hence eps-LIP and Thm 4 is feasible: neither beats the certified optimum
     assert all(cert[d] <= thm4[d] + 1e-12 and cert[d] <= oue[d] + 1e-12 for d in cert)

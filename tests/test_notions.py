@@ -51,7 +51,7 @@ def test_grr_has_ldp_and_wc_lip_leakage_exactly_eps(d, eps):
 
 
 def test_theorem3_channel_lip_leakage_by_hand():
-    # 000 Theorem 3 channel at eps = ln 10 for P = (0.1, 0.2, 0.7): marginal = P, off-diagonal
+    # LIP-TDSC Theorem 3 channel at eps = ln 10 for P = (0.1, 0.2, 0.7): marginal = P, off-diagonal
     # lifts 1/10, diagonal lifts (1 - (1-P)/10)/P <= 9.1: leakage ln 10.
     P = np.array([0.1, 0.2, 0.7])
     q = np.tile(P / 10, (3, 1))

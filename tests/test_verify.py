@@ -72,7 +72,7 @@ def test_rr_lip_verdicts_match_the_feasibility_condition_case_by_case():
     rep = _run(get("tdsc-thm3"))
     for o in rep.outcomes:
         P, e = np.array(o.inputs["prior"]), math.exp(o.inputs["epsilon"])
-        # output m's posterior of m is q[m,m] P_m / P_m = 1-(1-P_m)/e^eps when lambda = P (000 Prop 3 proof);
+        # output m's posterior of m is q[m,m] P_m / P_m = 1-(1-P_m)/e^eps when lambda = P (LIP-TDSC Prop 3 proof);
         # the channel is eps-LIP iff every q[m,m] <= e^eps P_m, i.e. e^eps - (1 - P_m) <= P_m e^{2 eps}
         feasible = np.all(1 - (1 - P) / e <= e * P * (1 + 1e-12))
         assert (o.kind != "infeasible") == feasible
@@ -130,3 +130,15 @@ def test_table_i_baselines_hold_and_idue_total_is_above_the_certified_optimum():
     assert idue.pair_excess(L, a, b) <= 1e-12
     assert idue.worst_case(L, a, b) == pytest.approx(idue_case.optimum["objective"])
     assert idue_case.optimum["objective"] < 8.86 - 0.2
+
+
+def test_every_citation_names_a_listed_paper_and_the_docs_list_them_all():
+    from pathlib import Path
+
+    from channelopt.references import REFERENCES, reference_for
+
+    for th in registry().values():
+        assert reference_for(th.citation) is not None, th.citation
+    page = (Path(__file__).parent.parent / "docs" / "references.md").read_text()
+    for r in REFERENCES.values():
+        assert f"| {r.short} |" in page and r.title in page

@@ -168,11 +168,12 @@ def test_analyze_prints_explained_values_with_units(capsys, tmp_path):
 
 def test_reproduce_list_names_paper_figure_and_content(capsys):
     from channelopt import figures
+    from channelopt.references import REFERENCES
 
     assert main(["reproduce", "--list"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == len(figures.figure_ids())
     for line, fid in zip(lines, figures.figure_ids()):
         paper, result, what = figures.describe(fid)
-        assert line.startswith(fid) and paper in figures.PAPERS.values() and result and what
+        assert line.startswith(fid) and paper in REFERENCES and result and what
     assert "LIP-TDSC  Fig 7" in lines[0]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ProblemError
+from ..references import REFERENCES
 
 
 @dataclass
@@ -97,13 +98,11 @@ def make(fig_id: str, quick: bool = False) -> Figure:
     return reg[fig_id](quick)
 
 
-PAPERS = {"000": "LIP-TDSC", "001": "CA-LIP", "002": "ID-LDP", "003": "ALIP", "004": "LIP-CNS"}
-"""The papers' file codes and the short names used in the docs."""
 
 
 def describe(fig_id: str) -> tuple[str, str, str]:
     """(paper short name, result, description) of a figure, from the title its function gives
-    (e.g. "000 Fig 7: prior-aware vs prior-free" -> ("LIP-TDSC", "Fig 7", "prior-aware vs
+    (e.g. "LIP-TDSC Fig 7: prior-aware vs prior-free" -> ("LIP-TDSC", "Fig 7", "prior-aware vs
     prior-free")), read from the function's source without running it."""
     import inspect
     import re
@@ -113,7 +112,7 @@ def describe(fig_id: str) -> tuple[str, str, str]:
     title = m.group(1) if m else ""
     head, _, rest = title.partition(": ")
     code, _, result = head.partition(" ")
-    if code in PAPERS and rest:
+    if code in REFERENCES and rest:
         result, on, where = result.partition(" on ")   # "Fig 6 style on Retail (...)"
-        return PAPERS[code], result, f"on {where}: {rest}" if on else rest
-    return PAPERS.get(code, ""), "", title
+        return code, result, f"on {where}: {rest}" if on else rest
+    return code if code in REFERENCES else "", "", title

@@ -1,8 +1,8 @@
-"""Real data, 000 §5.2.2: release the work class of Adult (4 groups) while protecting income.
+"""Real data, LIP-TDSC §5.2.2: release the work class of Adult (4 groups) while protecting income.
 
 Prior Pr(X) and correlation Pr(X | G) are estimated from `adult.csv`; the BP-LIP set is the
 joints of B bootstrap resamples (resampling rows = multinomial counts over the 2 x 4 cells).
-Utility: histogram MSE per user (the curator estimates the work-class histogram, 000 Eq 39).
+Utility: histogram MSE per user (the curator estimates the work-class histogram, LIP-TDSC Eq 39).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def fig_adult(quick: bool) -> Figure:
     path = data_file("adult.csv")
     joint = adult_workclass_income(path)
     n = 30162
-    f = Figure("adult-workclass", "000 §5.2.2 on Adult: work class released, income (<=50K / >50K) protected",
+    f = Figure("adult-workclass", "LIP-TDSC §5.2.2 on Adult: work class released, income (<=50K / >50K) protected",
                "epsilon", "histogram MSE per user")
     P = joint.prior_x
     scen = bootstrap_joints(joint, n, 8 if quick else BOOTSTRAP, SEED)

@@ -1,4 +1,4 @@
-"""ALIP (003) Fig 2-4 style: the asymmetric watchdog against the certified ALIP optimum on random
+"""ALIP Fig 2-4 style: the asymmetric watchdog against the certified ALIP optimum on random
 joints (|X| = 17, |S| = 5), utility NMI = I(X;Y)/H(X)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ N_S, N_X = 5, 17
 
 
 def fig2(quick: bool) -> Figure:
-    f = Figure("alip-fig2", "003 Fig 2 style: mean NMI vs eps_u, watchdog vs certified optimum (|X| = 17, |S| = 5)",
+    f = Figure("alip-fig2", "ALIP Fig 2 style: mean NMI vs eps_u, watchdog vs certified optimum (|X| = 17, |S| = 5)",
                "eps_u", "NMI / share")
     rng = np.random.default_rng(3)
     joints = [random_joint(N_S, N_X, rng) for _ in range(5 if quick else 24)]
@@ -35,7 +35,7 @@ def fig2(quick: bool) -> Figure:
 
 
 def fig3(quick: bool) -> Figure:
-    f = Figure("alip-fig3", "003 Fig 3-4 style: CDFs over random joints at eps_l + eps_u = 2",
+    f = Figure("alip-fig3", "ALIP Fig 3-4 style: CDFs over random joints at eps_l + eps_u = 2",
                "NMI (left) / NMI gap to the certified optimum (right)", "fraction of joints")
     rng = np.random.default_rng(4)
     n = 8 if quick else 60

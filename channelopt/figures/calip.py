@@ -1,4 +1,4 @@
-"""CA-LIP (001) §II-III: exact leakages against the paper's bounds (Fig 2, 4, 5, 6).
+"""CA-LIP §II-III: exact leakages against the paper's bounds (Fig 2, 4, 5, 6).
 
 Every "exact" curve is the maximum over all mechanisms that satisfy the notion (channelopt.relations),
 not a sample of mechanisms.
@@ -23,7 +23,7 @@ FIG5 = {"P1 uniform": np.array([0.25] * 4), "P2 [0.1, 0.1, 0.1, 0.7]": np.array(
 
 
 def fig2(quick: bool) -> Figure:
-    f = Figure("calip-fig2", "001 Fig 2: leakage of eps-LIP mechanisms under LDP (a) and DI (b)", "epsilon (LIP)",
+    f = Figure("calip-fig2", "CA-LIP Fig 2: leakage of eps-LIP mechanisms under LDP (a) and DI (b)", "epsilon (LIP)",
                "leakage")
     for name, P in (("P1 = [0.01, .33, .33, .33]", P1), ("P2 uniform", P2)):
         for eps in grid(0.5, 5, 0.5, quick):
@@ -39,7 +39,7 @@ def fig2(quick: bool) -> Figure:
 
 
 def fig4(quick: bool) -> Figure:
-    f = Figure("calip-fig4", "001 Fig 4: leakages of the binary symmetric channel", "flip probability q", "leakage (nats)")
+    f = Figure("calip-fig4", "CA-LIP Fig 4: leakages of the binary symmetric channel", "flip probability q", "leakage (nats)")
     qs = np.linspace(0.02, 0.98, 13 if quick else 49)
     for P in (0.5, 0.2):
         panel = f"Pr(X=1) = {P}"
@@ -55,7 +55,7 @@ def fig4(quick: bool) -> Figure:
 
 
 def fig5(quick: bool) -> Figure:
-    f = Figure("calip-fig5", "001 Fig 5: leakage after n independent releases (exact maximum vs bound)",
+    f = Figure("calip-fig5", "CA-LIP Fig 5: leakage after n independent releases (exact maximum vs bound)",
                "number of releases n", "LIP leakage")
     ns = range(1, 4 if quick else 6)
     for eps in (2.0, 5.0):
@@ -92,7 +92,7 @@ def fig5(quick: bool) -> Figure:
 
 
 def fig6(quick: bool) -> Figure:
-    f = Figure("calip-fig6", "001 Fig 6: transferability (a, b) and the empirical-prior experiment (c)",
+    f = Figure("calip-fig6", "CA-LIP Fig 6: transferability (a, b) and the empirical-prior experiment (c)",
                "D_TV(P1, P2) (a, b) / samples n (c)", "leakage / discrepancy")
     base = np.array([0.2, 0.3, 0.5])
     target = np.array([0.05, 0.15, 0.8])

@@ -1,4 +1,4 @@
-"""CA-LIP (001) §IV-C and §V-B: continuous-valued mechanisms (Fig 7, 8, 9, 10, 12)."""
+"""CA-LIP §IV-C and §V-B: continuous-valued mechanisms (Fig 7, 8, 9, 10, 12)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def _simulated_mae(kind, p, lam, n, rng) -> float:
 
 
 def fig7(quick: bool) -> Figure:
-    f = Figure("calip-fig7", "001 Fig 7: sampling mechanism, E|X - Y| (integral vs N = 50,000 users)",
+    f = Figure("calip-fig7", "CA-LIP Fig 7: sampling mechanism, E|X - Y| (integral vs N = 50,000 users)",
                "epsilon (a) / delta (b)", "mean absolute error")
     rng = np.random.default_rng(7)
     n = 10_000 if quick else 50_000
@@ -50,7 +50,7 @@ def fig7(quick: bool) -> Figure:
 
 
 def fig8(quick: bool) -> Figure:
-    f = Figure("calip-fig8", "001 Fig 8: delta vs eps, mu_X = 0, sigma_X = 5, Delta X = 20, sigma_N = 10",
+    f = Figure("calip-fig8", "CA-LIP Fig 8: delta vs eps, mu_X = 0, sigma_X = 5, Delta X = 20, sigma_N = 10",
                "epsilon", "delta", logy=True)
     for eps in grid(0.25, 4, 0.25, quick):
         d, _ = C.gaussian_delta(10.0, 0.0, 5.0, eps, -10.0, 10.0)
@@ -63,7 +63,7 @@ def fig8(quick: bool) -> Figure:
 
 
 def fig9(quick: bool) -> Figure:
-    f = Figure("calip-fig9", "001 Fig 9: instance-dependent Gaussian mechanism, mu_X = 0, sigma_X = 5",
+    f = Figure("calip-fig9", "CA-LIP Fig 9: instance-dependent Gaussian mechanism, mu_X = 0, sigma_X = 5",
                "epsilon", "delta (a) / sigma_N (b)", logy=True)
     for x in (0.0, 2.5, 5.0, 10.0):
         for eps in grid(0.25, 4, 0.25, quick):
@@ -75,7 +75,7 @@ def fig9(quick: bool) -> Figure:
 
 
 def fig10(quick: bool) -> Figure:
-    f = Figure("calip-fig10", "001 Fig 10: Laplace mechanisms, prior {1/3 + s/2, 1/3, 1/3 - s/2}, s = 0.2, X in {0, 1, 2}",
+    f = Figure("calip-fig10", "CA-LIP Fig 10: Laplace mechanisms, prior {1/3 + s/2, 1/3, 1/3 - s/2}, s = 0.2, X in {0, 1, 2}",
                "epsilon", "E|X - Y|")
     s = 0.2
     P = np.array([1 / 3 + s / 2, 1 / 3, 1 / 3 - s / 2])
@@ -104,7 +104,7 @@ def salary_sample(rng, n: int = 13_812) -> np.ndarray:
 
 
 def fig12(quick: bool) -> Figure:
-    f = Figure("calip-fig12", "001 Fig 12 style: salary-like data, GMM fit by EM, mean absolute error",
+    f = Figure("calip-fig12", "CA-LIP Fig 12 style: salary-like data, GMM fit by EM, mean absolute error",
                "epsilon", "mean |X - Y| ($1,000)", logy=True)
     rng = np.random.default_rng(12)
     x = salary_sample(rng)

@@ -1,4 +1,4 @@
-"""Encoded mechanisms: LIP-TDSC (000) Fig 10 (RR / UE / LH under LIP and LDP) and ID-LDP (002)
+"""Encoded mechanisms: LIP-TDSC Fig 10 (RR / UE / LH under LIP and LDP) and ID-LDP
 Fig 2 (single-item synthetic data) and Fig 6-7 style item-set experiments on Retail.
 """
 
@@ -31,7 +31,7 @@ def _lip_ok(prior, q, eps) -> tuple[bool, float]:
 
 
 def linear_prior(d: int) -> np.ndarray:
-    """P_x proportional to x + 1 (the increasing prior of 000 Fig 10(b), normalized)."""
+    """P_x proportional to x + 1 (the increasing prior of LIP-TDSC Fig 10(b), normalized)."""
     P = np.arange(1, d + 1, dtype=float)
     return P / P.sum()
 
@@ -50,7 +50,7 @@ def _lh(prior, g, eps, hashes):
 
 
 def tdsc_fig10(quick: bool) -> Figure:
-    f = Figure("tdsc-fig10", "000 Fig 10: encoded mechanisms, eps = 1 (histogram MSE per user, MMSE curator)",
+    f = Figure("tdsc-fig10", "LIP-TDSC Fig 10: encoded mechanisms, eps = 1 (histogram MSE per user, MMSE curator)",
                "|X| (a) / hash size |X'| (b)", "histogram MSE per user")
     eps = 1.0
     rng = np.random.default_rng(10)
@@ -61,10 +61,10 @@ def tdsc_fig10(quick: bool) -> Figure:
         P = linear_prior(d)
         q = rr_lip(P, eps)
         ok, leak = _lip_ok(P, q, eps)
-        f.add(panel, "RR-LIP closed form (000 Thm 3)", d, _hist_mse(P, q), feasible=ok, leakage=leak)
+        f.add(panel, "RR-LIP closed form (LIP-TDSC Thm 3)", d, _hist_mse(P, q), feasible=ok, leakage=leak)
         f.add(panel, "RR-LDP (GRR)", d, _hist_mse(P, grr(d, eps)))
         p4, q4 = ue_lip.theorem4(P, eps)
-        f.add(panel, "UE-LIP closed form (000 Thm 4)", d, ue_lip.mse(P, p4, q4), feasible=True,
+        f.add(panel, "UE-LIP closed form (LIP-TDSC Thm 4)", d, ue_lip.mse(P, p4, q4), feasible=True,
               leakage=unary.lip_leakage(p4, q4, P))
         o = ue_lip.optimum(P, eps)
         f.add(panel, "UE-LIP certified optimum (Eq 33)", d, ue_lip.mse(P, o.p, o.q), gap=o.gap)
@@ -92,7 +92,7 @@ def tdsc_fig10(quick: bool) -> Figure:
     f.notes.append("Prior: the paper does not give the prior of panel (a); P_x ~ x + 1 is used for both panels "
                    "(panel (b)'s printed prior [0, 0.005, ..., 0.1] does not sum to 1; increments of 0.005 "
                    "normalized). Curator: MMSE (posterior mean) for every mechanism; UE is estimated bit by bit "
-                   "as in 000 Eq 30.")
+                   "as in LIP-TDSC Eq 30.")
     f.notes.append(f"RR-LIP closed form (Thm 3) violates eps-LIP at |X| = {bad_rr or 'none'}; UE-LIP Thm 4 is "
                    "always feasible (its LIP leakage equals eps exactly) but the certified optimum of Eq 33 is better "
                    "at every |X| (see the CSV).")
@@ -108,13 +108,13 @@ def tdsc_fig10(quick: bool) -> Figure:
     return f
 
 
-# --- ID-LDP (002) -------------------------------------------------------------------------
+# --- ID-LDP -------------------------------------------------------------------------
 
 FRACTIONS = (0.05, 0.05, 0.90)
 
 
 def item_budgets(m: int, eps: float, rng) -> np.ndarray:
-    """Each item's budget drawn from {eps, 1.2 eps, 2 eps} with probabilities {5%, 5%, 90%} (002 §VII)."""
+    """Each item's budget drawn from {eps, 1.2 eps, 2 eps} with probabilities {5%, 5%, 90%} (ID-LDP §VII)."""
     return np.array([eps, 1.2 * eps, 2 * eps])[rng.choice(3, size=m, p=FRACTIONS)]
 
 
@@ -138,7 +138,7 @@ def mechanisms(budgets, models=("opt0",)) -> dict[str, tuple[np.ndarray, np.ndar
 
 def power_law_items(n: int, m: int, rng) -> np.ndarray:
     """Items 0..m-1 from a power law with exponent 2 (density ~ v^-2 on v >= 1), floored and
-    capped at m (002 §VII, 'scaling and rounding' into the item domain)."""
+    capped at m (ID-LDP §VII, 'scaling and rounding' into the item domain)."""
     return np.minimum(np.floor(rng.pareto(1.0, size=n) + 1).astype(int), m) - 1
 
 
@@ -151,7 +151,7 @@ def _reports_counts(x, a, b, rng, chunk: int = 4000) -> np.ndarray:
 
 
 def idldp_fig2(quick: bool) -> Figure:
-    f = Figure("idldp-fig2", "002 Fig 2: total MSE of frequency estimates, single item (theory vs randomized reports)",
+    f = Figure("idldp-fig2", "ID-LDP Fig 2: total MSE of frequency estimates, single item (theory vs randomized reports)",
                "epsilon (smallest budget)", "total MSE / n", logy=True)
     rng = np.random.default_rng(2)
     n = 20_000 if quick else 100_000
@@ -204,7 +204,7 @@ def _retail_runs(sets, m, budgets, mechs, l, rng, runs, k):
     true = np.bincount(np.concatenate(sets), minlength=m).astype(float)
     out = {}
     for mech, (a, b) in mechs.items():
-        i_min = int(np.argmin(budgets))                       # dummies: eps* = min budget (002 §VI-B)
+        i_min = int(np.argmin(budgets))                       # dummies: eps* = min budget (ID-LDP §VI-B)
         aa, bb = np.r_[a, np.full(l, a[i_min])], np.r_[b, np.full(l, b[i_min])]
         res = []
         for _ in range(runs):
@@ -220,7 +220,7 @@ def _retail():
 
 
 def idldp_retail_eps(quick: bool) -> Figure:
-    f = Figure("idldp-retail-eps", "002 Fig 6 style on Retail (21,891 baskets): top-k precision and RE, l = 4",
+    f = Figure("idldp-retail-eps", "ID-LDP Fig 6 style on Retail (21,891 baskets): top-k precision and RE, l = 4",
                "epsilon (smallest budget)", "precision / relative error")
     sets, m = _retail()
     rng = np.random.default_rng(6)
@@ -240,7 +240,7 @@ def idldp_retail_eps(quick: bool) -> Figure:
 
 
 def idldp_retail_l(quick: bool) -> Figure:
-    f = Figure("idldp-retail-l", "002 Fig 7 style on Retail: RE of top-20 vs padding length l", "padding length l",
+    f = Figure("idldp-retail-l", "ID-LDP Fig 7 style on Retail: RE of top-20 vs padding length l", "padding length l",
                "relative error of top-20")
     sets, m = _retail()
     rng = np.random.default_rng(7)

@@ -1,4 +1,4 @@
-"""LIP-CNS (004) §V-A: Fig 5 (binary, global prior), Fig 6a-b (|D| = 5 local priors; |D| = 2..20),
+"""LIP-CNS §V-A: Fig 5 (binary, global prior), Fig 6a-b (|D| = 5 local priors; |D| = 2..20),
 Fig 8 (local priors P1 ~ U[0, 1], N = 5 / 500 / 50000, Monte-Carlo).
 
 y is the paper's square root average MSE sqrt(E / N).
@@ -19,7 +19,7 @@ SEED = 2018
 
 
 def fig5(quick: bool) -> Figure:
-    f = Figure("cns-fig5", "004 Fig 5: binary data, global prior", "epsilon", "sqrt(E/N)", logy=True)
+    f = Figure("cns-fig5", "LIP-CNS Fig 5: binary data, global prior", "epsilon", "sqrt(E/N)", logy=True)
     for P1 in (0.5, 0.9, 0.99):
         P = [1 - P1, P1]
         panel = f"P1 = {P1}"
@@ -27,7 +27,7 @@ def fig5(quick: bool) -> Figure:
             lip = mse_problem(P, [LIP(eps)])
             f.add(panel, "eps-Opt-LIP certified optimum", eps, np.sqrt(certified(lip)))
             obj, ok, leak = closed_form_point(lip, rr_lip(P, eps))
-            f.add(panel, "eps-Opt-LIP closed form (004 Thm 2)", eps, np.sqrt(obj), feasible=ok, leakage=leak)
+            f.add(panel, "eps-Opt-LIP closed form (LIP-CNS Thm 2)", eps, np.sqrt(obj), feasible=ok, leakage=leak)
             f.add(panel, "eps-Opt-LDP certified optimum", eps, np.sqrt(certified(mse_problem(P, [LDP(eps)]))))
             f.add(panel, "context-free LDP (Eq 41-42)", eps, np.sqrt(unbiased_sum_mse(P, grr(2, eps), [0, 1])))
     note_closed_form(f)
@@ -35,7 +35,7 @@ def fig5(quick: bool) -> Figure:
 
 
 def fig6(quick: bool) -> Figure:
-    f = Figure("cns-fig6", "004 Fig 6: M-ary model (values 0..d-1)", "epsilon  /  |D|", "sqrt(E/N)")
+    f = Figure("cns-fig6", "LIP-CNS Fig 6: M-ary model (values 0..d-1)", "epsilon  /  |D|", "sqrt(E/N)")
     N = 40 if quick else 500
     rng = np.random.default_rng(SEED)
     priors = np.clip(rng.dirichlet(np.ones(5), size=N), 1e-6, None)
@@ -51,7 +51,7 @@ def fig6(quick: bool) -> Figure:
         P, values = np.full(d, 1.0 / d), np.arange(float(d))
         for label, notion in (("eps-LIP", LIP(1.0)), ("eps/2-LIP", LIP(0.5)), ("eps-LDP", LDP(1.0))):
             f.add(panel, label, d, np.sqrt(certified(mse_problem(P, [notion], values=values))))
-        for label, eps in (("eps-LIP closed form (000 Thm 3)", 1.0), ("eps/2-LIP closed form (000 Thm 3)", 0.5)):
+        for label, eps in (("eps-LIP closed form (LIP-TDSC Thm 3)", 1.0), ("eps/2-LIP closed form (LIP-TDSC Thm 3)", 0.5)):
             obj, ok, leak = closed_form_point(mse_problem(P, [LIP(eps)], values=values), rr_lip(P, eps))
             f.add(panel, label, d, np.sqrt(obj), feasible=ok, leakage=leak)
     half = {r["x"]: r["y"] for r in f.rows if r["panel"] == panel and r["series"] == "eps/2-LIP"}
@@ -67,7 +67,7 @@ def fig6(quick: bool) -> Figure:
 
 
 def fig8(quick: bool) -> Figure:
-    f = Figure("cns-fig8", "004 Fig 8: local priors P1 ~ U[0,1]; analytic (lines) and Monte-Carlo (dotted)",
+    f = Figure("cns-fig8", "LIP-CNS Fig 8: local priors P1 ~ U[0,1]; analytic (lines) and Monte-Carlo (dotted)",
                "epsilon", "sqrt(E/N)")
     rng = np.random.default_rng(SEED)
     for N, reps in ((5, 10000), (500, 2000), (50000, 40)):

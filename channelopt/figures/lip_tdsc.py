@@ -1,6 +1,6 @@
-"""LIP-TDSC (000) §5.1: Fig 7, 8, 9, 11 (synthetic data, |X| = 5 unless binary).
+"""LIP-TDSC §5.1: Fig 7, 8, 9, 11 (synthetic data, |X| = 5 unless binary).
 
-The MSE curves are per user (the paper's totals over N users are N times these, 000 Theorem 1).
+The MSE curves are per user (the paper's totals over N users are N times these, LIP-TDSC Theorem 1).
 """
 
 from __future__ import annotations
@@ -24,14 +24,14 @@ FIG8_PRIOR = np.array([0.1, 0.15, 0.2, 0.25, 0.3])
 
 
 def fig7(quick: bool) -> Figure:
-    f = Figure("tdsc-fig7", "000 Fig 7: prior-aware vs prior-free, X = G, values 0..4",
+    f = Figure("tdsc-fig7", "LIP-TDSC Fig 7: prior-aware vs prior-free, X = G, values 0..4",
                "epsilon", "MSE per user", logy=True)
     for pname, P in (("theta1 (uniform)", THETA1), ("theta2 (skewed)", THETA2)):
         for eps in grid(1, 5, 0.5, quick):
             lip = mse_problem(P, [LIP(eps)], values=VALUES)
             f.add(pname, "eps-LIP certified optimum", eps, certified(lip))
             obj, ok, leak = closed_form_point(lip, rr_lip(P, eps))
-            f.add(pname, "eps-LIP closed form (000 Thm 3)", eps, obj, feasible=ok, leakage=leak)
+            f.add(pname, "eps-LIP closed form (LIP-TDSC Thm 3)", eps, obj, feasible=ok, leakage=leak)
             f.add(pname, "eps-LDP certified optimum (MMSE)", eps, certified(mse_problem(P, [LDP(eps)], values=VALUES)))
             f.add(pname, "context-free LDP (GRR, unbiased, Eq 40)", eps, unbiased_sum_mse(P, grr(5, eps), VALUES))
     note_closed_form(f)
@@ -39,7 +39,7 @@ def fig7(quick: bool) -> Figure:
 
 
 def fig8(quick: bool) -> Figure:
-    f = Figure("tdsc-fig8", "000 Fig 8: correlation between X and the secret G (eps-LIP w.r.t. G)",
+    f = Figure("tdsc-fig8", "LIP-TDSC Fig 8: correlation between X and the secret G (eps-LIP w.r.t. G)",
                "epsilon", "MSE per user")
     for rho in (1.0, 0.7, 0.3):
         for eps in grid(0.5, 5, 0.5, quick):
@@ -52,7 +52,7 @@ def fig8(quick: bool) -> Figure:
 
 
 def fig9(quick: bool) -> Figure:
-    f = Figure("tdsc-fig9", "000 Fig 9: bounded correlation set rho in {0.5, 0.7, 0.9}, true rho = 0.7",
+    f = Figure("tdsc-fig9", "LIP-TDSC Fig 9: bounded correlation set rho in {0.5, 0.7, 0.9}, true rho = 0.7",
                "epsilon", "MSE per user")
     P = FIG8_PRIOR
     scen = [correlated(P, r) for r in (0.5, 0.7, 0.9)]
@@ -70,7 +70,7 @@ def fig9(quick: bool) -> Figure:
 
 
 def fig11(quick: bool) -> Figure:
-    f = Figure("tdsc-fig11", "000 Fig 11: Hamming distortion, LIP vs LDP", "epsilon", "expected Hamming distortion")
+    f = Figure("tdsc-fig11", "LIP-TDSC Fig 11: Hamming distortion, LIP vs LDP", "epsilon", "expected Hamming distortion")
     for pmax in (0.1, 0.3):
         panel = f"(a) binary, P1 in [0.01, {pmax}], true P1 = {pmax / 2}"
         prior = [1 - pmax / 2, pmax / 2]

@@ -9,7 +9,7 @@ K: the problem is the LP
     maximize sum_v w_v phi(v)   subject to   sum_v w_v v = P,  w >= 0,
 
 over the vertex set of K. Its optimum is the global optimum over all channels (of any output
-size), it uses at most d outputs (000 Lemma 4), and the LP dual gives the certificate: for any
+size), it uses at most d outputs (LIP-TDSC Lemma 4), and the LP dual gives the certificate: for any
 mu, sum_v w_v phi(v) <= mu . P + max_v (phi(v) - mu . v) (because sum_v w_v = 1), evaluated
 here over every vertex, independently of the solver.
 

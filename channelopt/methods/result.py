@@ -15,7 +15,7 @@ ROW_TOL = 1e-8
 """Rows whose sums are off by at most this are renormalized; more is an error."""
 NEGLIGIBLE_COLUMN = 1e-6
 """An output whose probability is below this from every input is merged into the most likely
-output. Merging outputs is post-processing (000 Lemma 1): for the exact solution it cannot
+output. Merging outputs is post-processing (LIP-TDSC Lemma 1): for the exact solution it cannot
 increase any leakage, while an interior-point solver's ~1e-9 absolute noise on such a column
 would otherwise show up as a large *relative* (log-ratio) error."""
 

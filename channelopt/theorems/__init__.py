@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..errors import ProblemError
+from ..references import reference_for
 
 
 @dataclass
@@ -51,8 +52,9 @@ class Theorem:
     """(text, predicate) conditions tried as `condition_found` when the theorem fails."""
 
     def describe(self) -> dict:
-        return {"id": self.id, "citation": self.citation, "claim": self.claim,
-                "conditions": self.conditions or "none stated"}
+        ref = reference_for(self.citation)
+        return {"id": self.id, "citation": self.citation, "reference": str(ref) if ref else "",
+                "claim": self.claim, "conditions": self.conditions or "none stated"}
 
 
 def registry() -> dict[str, Theorem]:

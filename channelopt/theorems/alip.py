@@ -1,4 +1,4 @@
-"""ALIP (003): "Asymmetric Local Information Privacy and the Watchdog Mechanism" — Propositions 1-2."""
+"""ALIP: "Asymmetric Local Information Privacy and the Watchdog Mechanism" — Propositions 1-2."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from . import Outcome, Theorem
 from .check import bound_claim, certified_optimum
 from .grids import clean, dims, priors
 
-CITE = "003_47b679c903fb9faa.txt"
+CITE = "ALIP"
 
 
 PAIRS = ((0.1, 0.5), (0.5, 0.5), (1.0, 0.2), (0.3, 2.0))
@@ -82,7 +82,7 @@ def _prop2_cases(quick: bool) -> list[dict]:
 
 
 def _prop2(inputs):
-    """003 Prop 2: X-invariant randomization (complete merging) of the high-risk set minimizes the
+    """ALIP Prop 2: X-invariant randomization (complete merging) of the high-risk set minimizes the
     leakage there: every randomization R of X_H has an output with max log-lift >= the merged one's
     and an output with min log-lift <= the merged one's. Checked on 200 random randomizations
     (Dirichlet rows, 2 to 6 outputs) per case; the claim is a bound, so a randomization below the

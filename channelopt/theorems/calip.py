@@ -1,5 +1,5 @@
-"""CA-LIP (001): "Context-Aware Local Information Privacy". Its RR-LIP closed form (Eq 19) is the
-one of 000 Theorem 3 and is verified under that id; the relations of §II-III are registered here,
+"""CA-LIP: "Context-Aware Local Information Privacy". Its RR-LIP closed form (Eq 19) is the
+one of LIP-TDSC Theorem 3 and is verified under that id; the relations of §II-III are registered here,
 each judged against the exact quantity from channelopt.relations.
 """
 
@@ -14,7 +14,7 @@ from . import Outcome, Theorem
 from .check import VERIFY_TOL, bound_claim, value_claim
 from .grids import clean, dims, eps_grid, prior_pair_cases, priors
 
-CITE = "001_4e05b490feb02d30.txt"
+CITE = "CA-LIP"
 
 
 def _cases(quick: bool) -> list[dict]:
@@ -49,7 +49,7 @@ _bp_cases = prior_pair_cases
 
 
 def _thm2(inputs):
-    """001 Thm 2 both ways, exactly: the LIP leakage of eps-LDP channels under every prior of the
+    """CA-LIP Thm 2 both ways, exactly: the LIP leakage of eps-LDP channels under every prior of the
     set, and the LDP leakage of channels that are eps-LIP for every prior of the set (intersection
     of the cones). The worse of the two relative excesses is reported."""
     Ps, eps = np.asarray(inputs["priors"]), inputs["epsilon"]
@@ -65,7 +65,7 @@ def _thm2(inputs):
 
 
 def _thm3_di(inputs):
-    """001 Thm 3(1): eps-LIP => (2 eps + D_inf)-DI and eps-DI => ln[P_min + (1 - P_min) e^(eps + D_inf)]-LIP,
+    """CA-LIP Thm 3(1): eps-LIP => (2 eps + D_inf)-DI and eps-DI => ln[P_min + (1 - P_min) e^(eps + D_inf)]-LIP,
     both exactly over the cones (the second only when an eps-DI channel exists: D_inf <= eps)."""
     P, eps = np.asarray(inputs["prior"]), inputs["epsilon"]
     dinf = float(np.log(P.max() / P.min()))
@@ -128,7 +128,7 @@ def _cor5_cases(quick: bool) -> list[dict]:
 
 
 def _cor5(inputs):
-    """001 Cor 5: X_1..X_n correlated, Y_k from X_k by an eps_k-LIP mechanism (w.r.t. X_k's marginal)."""
+    """CA-LIP Cor 5: X_1..X_n correlated, Y_k from X_k by an eps_k-LIP mechanism (w.r.t. X_k's marginal)."""
     J, eps = np.asarray(inputs["joint"]), inputs["epsilons"]
     n = J.ndim
     margins = [J.sum(axis=tuple(i for i in range(n) if i != k)) for k in range(n)]
@@ -222,7 +222,7 @@ def _cor7_cases(quick: bool) -> list[dict]:
 
 
 def _cor7(inputs):
-    """001 Cor 7: with probability >= 1 - beta the discrepancy |L(M(P^), P^) - L(M(P^), P)| of a
+    """CA-LIP Cor 7: with probability >= 1 - beta the discrepancy |L(M(P^), P^) - L(M(P^), P)| of a
     mechanism designed on the empirical prior P^ (here RR-LIP, Eq 19) is at most
     eta = ln(1 + Dbar / (2c)), Dbar = sqrt(2/n (|X| - ln beta)), c = min(P^_min, P_min). Monte-Carlo
     with 2,000 seeded draws of P^ (draws with an unseen symbol count as failures); the claim fails if
@@ -256,7 +256,7 @@ def _cor3_cases(quick: bool) -> list[dict]:
 
 
 def _cor3(inputs):
-    """001 Cor 3 both ways, exactly for channels with the given number of outputs: (eps, delta)-LDP =>
+    """CA-LIP Cor 3 both ways, exactly for channels with the given number of outputs: (eps, delta)-LDP =>
     (eps, delta)-LIP, and (eps, delta)-LIP => (2 eps, (e^eps + 1) delta)-LDP. `form` is the LIP
     definition used: Def 5's sets (Eq 3) or Eq 4's pointwise inequalities (the paper calls them
     equivalent for discrete data). LDP is Def 1 (sets) throughout."""
@@ -299,7 +299,7 @@ def _prop2_cases(quick: bool) -> list[dict]:
 
 
 def _prop2(inputs):
-    """001 Prop 2: the sampling mechanism's lambda = min{delta e^eps, 1 - e^-eps + delta e^-eps}.
+    """CA-LIP Prop 2: the sampling mechanism's lambda = min{delta e^eps, 1 - e^-eps + delta e^-eps}.
     Its exact deltas (the atom and the continuous part, continuous.mechanisms.sampling_deltas) under
     Def 5 and under Cor 9; the largest feasible lambda is found by bisection on the exact deltas."""
     from ..continuous.mechanisms import sampling_deltas, sampling_lambda
@@ -330,7 +330,7 @@ def _gauss_cases(quick: bool) -> list[dict]:
 
 
 def _lemma4(inputs):
-    """001 Lemma 4 (s1 >= s2) against adaptive quadrature of (f - gamma g)^+; Prop 3's identity is
+    """CA-LIP Lemma 4 (s1 >= s2) against adaptive quadrature of (f - gamma g)^+; Prop 3's identity is
     checked in the same case with gamma = e^eps."""
     from scipy.stats import norm
     from ..continuous import egamma
@@ -370,7 +370,7 @@ def _thm5_cases(quick: bool) -> list[dict]:
 
 
 def _thm5(inputs):
-    """001 Thm 5: the delta of the Gaussian mechanism, sup over the data range, against a numerical
+    """CA-LIP Thm 5: the delta of the Gaussian mechanism, sup over the data range, against a numerical
     audit that discretizes X and Y (continuous.audit) at the maximizing x and at the range ends."""
     from scipy.stats import norm
     from ..continuous import audit
@@ -393,7 +393,7 @@ def _cor10_cases(quick: bool) -> list[dict]:
 
 
 def _cor10(inputs):
-    """001 Cor 10: the smallest sigma_N meeting delta at x. Feasible (closed-form E_gamma <= delta) and
+    """CA-LIP Cor 10: the smallest sigma_N meeting delta at x. Feasible (closed-form E_gamma <= delta) and
     minimal (sigma_N (1 - 1e-6) violates it)."""
     from ..continuous.mechanisms import gaussian_deltas, gaussian_sigma
     x, mu, sx, eps, dl = (inputs[k] for k in ("x", "mu_x", "sigma_x", "epsilon", "delta"))
@@ -417,7 +417,7 @@ def _thm6_cases(quick: bool) -> list[dict]:
 
 
 def _thm6(inputs):
-    """001 Thm 6 (Eq 25): the instance-independent Laplace scale meets eps-LIP (numerical audit of
+    """CA-LIP Thm 6 (Eq 25): the instance-independent Laplace scale meets eps-LIP (numerical audit of
     the truncated mechanism on [l, u]). Eq 26 needs alpha_eps, which the paper leaves implicit: the
     outcome records the largest alpha_eps passing the same audit."""
     from ..continuous.mechanisms import laplace_alpha, laplace_indep, laplace_lip_leakage

@@ -1,4 +1,4 @@
-"""ID-LDP (002): "Providing Input-Discriminative Protection for Local Differential Privacy" —
+"""ID-LDP: "Providing Input-Discriminative Protection for Local Differential Privacy" —
 the OUE baseline of §III-C, Table I, Lemma 1, Lemma 2 and Theorem 4 (IDUE-PS)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from . import Outcome
 from .check import VERIFY_TOL, bound_claim, value_claim
 from .grids import eps_grid
 
-CITE = "002_dc5a5ac02f569faf.txt"
+CITE = "ID-LDP"
 
 
 def ue_ldp_leakage(p: float, q: float) -> float:
@@ -115,7 +115,7 @@ def _level_cases(quick: bool) -> list[dict]:
 
 
 def _lemma1(inputs):
-    """002 Lemma 1: an E-MinID-LDP mechanism is min(max E, 2 min E)-LDP. Checked on the IDUE designs
+    """ID-LDP Lemma 1: an E-MinID-LDP mechanism is min(max E, 2 min E)-LDP. Checked on the IDUE designs
     (exact LDP leakage of unary encoding) and on the certified LP optimum of a Hamming problem under
     MinID-LDP over the items (any channel, not only UE)."""
     from ..encoded import idue, unary
@@ -163,7 +163,7 @@ def _ps_audit(inputs):
 
 
 def _thm4(inputs):
-    """002 Theorem 4: IDUE-PS with a MinID-LDP IDUE channel satisfies MinID-LDP over item sets with
+    """ID-LDP Theorem 4: IDUE-PS with a MinID-LDP IDUE channel satisfies MinID-LDP over item sets with
     the budgets of Eq 15, for a dummy budget eps* taken from the items' budgets. Exact audit of every
     pair of item sets of the small domain (encoded.itemset.audit_sets)."""
     res, params = _ps_audit(inputs)
@@ -176,7 +176,7 @@ def _thm4(inputs):
 
 
 def _lemma2(inputs):
-    """002 Lemma 2 (Eq 13): the bound on Pr(y|x)/Pr(y|x') over item sets, against the exact ratio."""
+    """ID-LDP Lemma 2 (Eq 13): the bound on Pr(y|x)/Pr(y|x') over item sets, against the exact ratio."""
     res, params = _ps_audit(inputs)
     if res["lemma2_excess"] > VERIFY_TOL:
         x, x2, leak = res["lemma2_worst"]

@@ -18,7 +18,7 @@ from . import Theorem
 from .check import channel_claim
 from .grids import dims, eps_grid, priors
 
-CITE = "Kalantari, Sankar, Sarwate, IEEE TIFS 2018"
+CITE = "KSR"
 RANDOM_SEED = 2018
 
 

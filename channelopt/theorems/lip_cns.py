@@ -1,4 +1,4 @@
-"""LIP-CNS (004): "Context-aware Data Aggregation with Localized Information Privacy" — the binary
+"""LIP-CNS: "Context-aware Data Aggregation with Localized Information Privacy" — the binary
 closed forms (Theorem 2, Eq 21, Propositions 3-4, Eq 24), the M-ary LDP GRR baseline, the
 centralized-IP comparison (Theorem 6, Proposition 5) and Example 1's numbers."""
 
@@ -20,7 +20,7 @@ from .check import bound_claim, certified_optimum, channel_claim, value_claim
 from .grids import binary_p1, dims, eps_grid
 from .lip_tdsc import rr_condition
 
-CITE = "004_1938e4f2f6d11c6b.txt"
+CITE = "LIP-CNS"
 
 
 def _binary_cases(quick: bool) -> list[dict]:
@@ -53,7 +53,7 @@ def _prop3(inputs):
 
 def _prop4(inputs):
     return channel_claim(inputs, _problem(inputs, LDP(inputs["epsilon"]), Bayes("bayes-mse")),
-                         grr(2, inputs["epsilon"]))     # 004 Prop 4: q0 = q1 = 1/(e^eps + 1)
+                         grr(2, inputs["epsilon"]))     # LIP-CNS Prop 4: q0 = q1 = 1/(e^eps + 1)
 
 
 def _eq24(inputs):
@@ -120,7 +120,7 @@ def _cip_prior(N, P1):
 
 
 def _thm6(inputs):
-    """004 Thm 6: a mechanism on S that is eps-LIP (prior of S binomial) satisfies Def 4. The largest
+    """LIP-CNS Thm 6: a mechanism on S that is eps-LIP (prior of S binomial) satisfies Def 4. The largest
     Def 4 leakage over all such mechanisms, exactly (cone LP as in theorems/calip.py)."""
     from ..relations import lip_cone, max_ratio
     N, P1, eps = inputs["users"], inputs["P1"], inputs["epsilon"]
@@ -135,7 +135,7 @@ def _thm6(inputs):
 
 
 def _prop5(inputs):
-    """004 Prop 5: the CIP trade-off is the MMSE of S with E[S|Y] in [e^-eps N P1, N - e^-eps (N - N P1)].
+    """LIP-CNS Prop 5: the CIP trade-off is the MMSE of S with E[S|Y] in [e^-eps N P1, N - e^-eps (N - N P1)].
     Def 4 constrains both sides of both ratios; the exact interval can be narrower. Both optima are
     computed exactly; a printed optimum below the exact one is unattainable under Def 4."""
     N, P1, eps = inputs["users"], inputs["P1"], inputs["epsilon"]
@@ -155,7 +155,7 @@ def _ex1_cases(quick: bool) -> list[dict]:
 
 
 def _ex1(inputs):
-    """004 Example 1 (N = 100, P1 = 0.1): E_LDP = 100 e^eps / (e^eps + 1)^2 for binary RR with flip
+    """LIP-CNS Example 1 (N = 100, P1 = 0.1): E_LDP = 100 e^eps / (e^eps + 1)^2 for binary RR with flip
     probability 1/(e^eps + 1) and the unbiased estimator (exact: N e^eps / (e^eps - 1)^2, the output's
     Bernoulli variance p(1-p) over (1 - 2p)^2 per user); the Opt-LDP parameters q* = 1 - e^eps/2,
     p* = 1/2 must at least be probabilities."""
@@ -181,7 +181,7 @@ THEOREMS = [
             "eps-LDP", _binary_cases, _prop4, axes=("P1", "epsilon"), coords=_p1_eps),
     Theorem("cns-eq24", f"{CITE} Eq 24", "optimal binary LDP MSE of Proposition 4", _binary_cases, _eq24,
             axes=("P1", "epsilon"), coords=_p1_eps),
-    Theorem("ldp-grr-hamming", f"{CITE} §IV (M-ary LDP GRR; 000 §5.1.5 ref. [10])", "GRR minimizes the expected "
+    Theorem("ldp-grr-hamming", f"{CITE} §IV (M-ary LDP GRR; LIP-TDSC §5.1.5 ref. [10])", "GRR minimizes the expected "
             "Hamming distortion under eps-LDP for a uniform prior", _grr_cases, _grr,
             conditions="uniform prior"),
     Theorem("cns-thm6", f"{CITE} Theorem 6", "a mechanism on S = sum X_i that is eps-LIP satisfies centralized IP "

@@ -1,4 +1,4 @@
-"""LIP-TDSC (000): closed forms and relations of "Local Information Privacy and Its Application to
+"""LIP-TDSC: closed forms and relations of "Local Information Privacy and Its Application to
 Privacy-Preserving Data Aggregation"."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from . import Outcome, Theorem
 from .check import VERIFY_TOL, bound_claim, certified_optimum, channel_claim, value_claim
 from .grids import clean, dims, eps_grid, intervals, latent_binary, prior_pair_cases, priors
 
-CITE = "000_2497c67e0b5f0c95.txt"
+CITE = "LIP-TDSC"
 
 
 # ---- cases and checks -------------------------------------------------------------------------
@@ -84,7 +84,7 @@ def _prop1_cases(quick: bool) -> list[dict]:
 
 
 def prop1_condition(inputs) -> bool:
-    """000 Eq (19) for every x: max_g t_gx / P_x <= e^eps and P_x / min_g t_gx <= e^eps."""
+    """LIP-TDSC Eq (19) for every x: max_g t_gx / P_x <= e^eps and P_x / min_g t_gx <= e^eps."""
     T, P, e = np.array(inputs["latent"]["conditional"]), np.asarray(inputs["prior"]), np.exp(inputs["epsilon"])
     return bool(np.all(T.max(axis=0) / P <= e) and np.all(P / T.min(axis=0) <= e))
 
@@ -100,7 +100,7 @@ def _interval_cases(quick: bool) -> list[dict]:
 
 
 def _prop2(inputs):
-    """Feasibility: exact BP-LIP audit. Optimality (000 Eq 17, worst-case MSE over the interval,
+    """Feasibility: exact BP-LIP audit. Optimality (LIP-TDSC Eq 17, worst-case MSE over the interval,
     curator knowing the true prior): on a grid of priors P1 in [a, b], the certified pointwise
     optima opt(P1) give the lower bound max opt(P1) on the minimax value, and each pointwise-optimal
     channel's worst case gives an upper bound. The claim holds if its worst case meets the lower
@@ -156,7 +156,7 @@ def _implication_channels(problem: Problem, eps: float, rng) -> list[np.ndarray]
 
 
 def _implications(inputs):
-    """000 §3 and Lemma 3: eps-LIP implies eps-MIP, eps-MIL, 2eps-LDP and (2eps + D_inf)-DI, checked
+    """LIP-TDSC §3 and Lemma 3: eps-LIP implies eps-MIP, eps-MIL, 2eps-LDP and (2eps + D_inf)-DI, checked
     on several LIP-feasible channels; the worst ratio of measured leakage to its bound is kept."""
     from ..audit import audit
     eps, P = inputs["epsilon"], np.asarray(inputs["prior"])
@@ -173,7 +173,7 @@ def _implications(inputs):
 
 
 def _di_implies_lip(inputs):
-    """000 Lemma 3 (second half): eps-DI implies (eps + D_inf)-LIP."""
+    """LIP-TDSC Lemma 3 (second half): eps-DI implies (eps + D_inf)-LIP."""
     from ..audit import audit
     eps, P = inputs["epsilon"], np.asarray(inputs["prior"])
     dinf = float(np.log(P.max() / P.min()))
@@ -184,7 +184,7 @@ def _di_implies_lip(inputs):
     return bound_claim(inputs, float(audit(problem, q).measures["lip"]), eps + dinf, {"channel": q.tolist()})
 
 
-# ---- encoded mechanisms (000 §4.3, §4.4) -------------------------------------------------------
+# ---- encoded mechanisms (LIP-TDSC §4.3, §4.4) -------------------------------------------------------
 
 def _ue_cases(quick: bool) -> list[dict]:
     return [{"prior": clean(P), "epsilon": eps} for d in dims(quick) if d >= 2
@@ -192,7 +192,7 @@ def _ue_cases(quick: bool) -> list[dict]:
 
 
 def _ue_claim(inputs, priors_, eps):
-    """UE-LIP (000 Thm 4 / Cor 2): exact LIP audit of the claimed (q01, q10) under every prior, and
+    """UE-LIP (LIP-TDSC Thm 4 / Cor 2): exact LIP audit of the claimed (q01, q10) under every prior, and
     the certified optimum of Eq 33 (Eq 34: max-min over the priors) from encoded.ue_lip.optimum."""
     from ..encoded import ue_lip, unary
     p, q = ue_lip.theorem4(priors_, eps)
@@ -232,7 +232,7 @@ def _prop3_cases(quick: bool) -> list[dict]:
 
 
 def _prop3(inputs):
-    """000 Prop 3: RR-LIP on the hashed prior P'. With h known, LIP of X equals LIP of X' (Eq 27,
+    """LIP-TDSC Prop 3: RR-LIP on the hashed prior P'. With h known, LIP of X equals LIP of X' (Eq 27,
     tested in tests/test_encoded.py) and E[X|Y,h] = E[m_X'|Y] with m_x' = E[X | X' = x'], so Eq 29 is
     the MMSE problem on X' with values m: the claim is checked there (certified posterior LP)."""
     from ..encoded import hashing
@@ -250,7 +250,7 @@ def _prop3_condition(inputs) -> bool:
 
 
 def _eq35(inputs):
-    """000 Eq 35 (q01_LIP - q01_OUE = P_min (1 - e^eps) / ((e^eps - 2 P_min + 1)(e^eps + 1)) <= 0) and
+    """LIP-TDSC Eq 35 (q01_LIP - q01_OUE = P_min (1 - e^eps) / ((e^eps - 2 P_min + 1)(e^eps + 1)) <= 0) and
     its reading "UE-LIP (Thm 4) always has a smaller error (Eq 30) than OUE-LDP"."""
     from ..encoded import ue_lip, unary
     P, eps = np.asarray(inputs["prior"]), inputs["epsilon"]
@@ -285,7 +285,7 @@ THEOREMS = [
                                        for p in (i["prior_lower"][1], i["prior_upper"][1]))),)),
     Theorem("tdsc-prop4", f"{CITE} Proposition 4", "for a fixed prior the optimal LIP MSE is at most the optimal "
             "LDP MSE", _prior_cases, _prop4),
-    Theorem("tdsc-eq41", f"{CITE} Eq 41 (004 Eq 42 for d = 2)", "context-free GRR count estimator has MSE "
+    Theorem("tdsc-eq41", f"{CITE} Eq 41 (LIP-CNS Eq 42 for d = 2)", "context-free GRR count estimator has MSE "
             "N (d - 2 + e^eps) / (e^eps - 1)^2", _eq41_cases, _eq41,
             candidates=(("no user holds the counted symbol (n_v = 0)", lambda i: i["holders"] == 0),)),
     Theorem("tdsc-lip-implies", f"{CITE} §3.4 and Lemma 3", "eps-LIP implies eps-MIP, eps-MIL, 2eps-LDP, "

@@ -51,8 +51,7 @@ class Report:
 
     def to_json(self) -> dict:
         th = self.theorem
-        out = {"id": th.id, "citation": th.citation, "claim": th.claim, "conditions": th.conditions or "none stated",
-               "cases": len(self.outcomes), "verdict": self.verdict,
+        out = {**th.describe(), "cases": len(self.outcomes), "verdict": self.verdict,
                "counts": {k: sum(o.kind == k for o in self.outcomes) for k in ORDER}, "tolerance": VERIFY_TOL}
         if self.skipped:
             out["not_applicable"] = self.skipped
@@ -101,7 +100,7 @@ def _fmt_worst(rep: Report) -> str:
 def table(reports: list[Report]) -> str:
     rows = [("theorem", "citation", "cases", "verdict", "worst")]
     for r in reports:
-        rows.append((r.theorem.id, r.theorem.citation.replace(".txt", ""), str(len(r.outcomes)), r.verdict,
+        rows.append((r.theorem.id, r.theorem.citation, str(len(r.outcomes)), r.verdict,
                      _fmt_worst(r) + (f"  [{len(r.errors)} errors]" if r.errors else "")))
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(row[:4], widths)) + "  " + row[4] for row in rows)
