@@ -1,4 +1,4 @@
-"""Exact audit of a channel: the smallest parameter each notion holds with (SPEC §2 "Exact audit").
+"""Exact audit of a channel: the smallest parameter each notion holds with (docs/spec.md §2 "Exact audit").
 
 Every value is computed from the notion's definition (probability ratios, sums, entropies) on
 the channel itself, never read back from a solver.

@@ -10,7 +10,7 @@ temporary file and a rename.
 Methods, per user:
 
 "critical-region" (Bayes utilities with one LIP or LDP notion, G = X): the posterior-space LP
-    (SPEC §4) has the admissible-posterior vertices in closed form (LIP: box vertices; LDP:
+    (docs/spec.md §4) has the admissible-posterior vertices in closed form (LIP: box vertices; LDP:
     P (1 + (e^eps - 1) 1_S) normalized), computed for all users at once. The LP's optimal basis is
     constant over regions of priors, so an optimal basis found for one user gives the closed-form
     solution for every user of its region. For each user the region test is vectorized and is

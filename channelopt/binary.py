@@ -1,11 +1,11 @@
-"""Binary inputs: the posterior-space LP in closed form, vectorized over many priors (SPEC §4).
+"""Binary inputs: the posterior-space LP in closed form, vectorized over many priors (docs/spec.md §4).
 
 For d = 2 a posterior is one number p = Pr(X=1 | Y=y), and for a column-homogeneous notion the
 admissible set K is an interval [lo, hi] containing the prior P1. Any concave Bayes risk is
 minimized by splitting the prior between the two ends (the two-point mixture is the upper
 concave envelope on an interval), so for the MSE of the MMSE estimate of X:
 
-    MSE* = P1 (1 - P1) - (P1 - lo)(hi - P1)                      (SPEC §4 example)
+    MSE* = P1 (1 - P1) - (P1 - lo)(hi - P1)                      (docs/spec.md §4 example)
 
 This is the certified optimum of the posterior LP (its two vertices are lo and hi), not a
 heuristic, so it is valid for every prior; it is exact to rounding and costs O(1) per user.
@@ -33,7 +33,7 @@ def _check(P1, eps):
 
 
 def lip_interval(P1, eps):
-    """[lo, hi] of admissible posteriors Pr(X=1|Y) under eps-LIP (SPEC §4)."""
+    """[lo, hi] of admissible posteriors Pr(X=1|Y) under eps-LIP (docs/spec.md §4)."""
     P1, eps = _check(P1, eps)
     e = np.exp(eps)
     lo = np.maximum(P1 / e, 1 - e * (1 - P1))

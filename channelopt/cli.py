@@ -1,4 +1,4 @@
-"""Command line (CLI.md). Exit codes: 0 success; 1 solved but infeasible / solver failed / audit
+"""Command line (docs/cli.md). Exit codes: 0 success; 1 solved but infeasible / solver failed / audit
 finds a violated notion; 2 invalid input or usage (one line on stderr, nothing on stdout)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Priors and correlations estimated from the shipped real data (SPEC §7).
+"""Priors and correlations estimated from the shipped real data (docs/spec.md §7).
 
 adult.csv: UCI Adult census extract (1994 census; UCI Machine Learning Repository), 30,162 rows.
 """

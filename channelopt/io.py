@@ -1,4 +1,4 @@
-"""Problem files (TOML, CLI.md) and channel CSV files."""
+"""Problem files (TOML, docs/cli.md) and channel CSV files."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def _table(doc: dict, key: str, allowed: set, required: bool = False) -> dict:
 
 
 def problem_from_dict(doc: dict) -> Problem:
-    """A Problem from the parsed TOML document (CLI.md "Problem files"); messages name its keys."""
+    """A Problem from the parsed TOML document (docs/cli.md "Problem files"); messages name its keys."""
     from .problem import FROM_FILE
 
     token = FROM_FILE.set(True)
@@ -244,7 +244,7 @@ def check_writable(path, key: str, directory: bool = False) -> Path:
 
 def jsonable(v):
     """v with NumPy scalars and arrays as plain Python values, +-inf as "Infinity" / "-Infinity"
-    and NaN as null (the JSON contract, CLI.md)."""
+    and NaN as null (the JSON contract, docs/cli.md)."""
     if isinstance(v, dict):
         return {k: jsonable(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):

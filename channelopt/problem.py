@@ -1,6 +1,6 @@
 """The problem model: prior of X, optional latent secret G, values, output size, notions, utility.
 
-Everything is validated once, at construction (SPEC §1). A `Problem` is immutable; its arrays
+Everything is validated once, at construction (docs/spec.md §1). A `Problem` is immutable; its arrays
 are read-only copies.
 
 Decision on zero-probability inputs: an input symbol with prior probability 0 is *rejected*
@@ -222,7 +222,7 @@ class Joint:
 
 @dataclass(frozen=True)
 class Problem:
-    """A channel-design problem (SPEC §1).
+    """A channel-design problem (docs/spec.md §1).
 
     prior:       Pr(X=x), length d, all entries > 0.
     values:      numeric value a_x of each input (default 0..d-1), for MAE/squared/Bayes MSE.

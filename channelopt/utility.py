@@ -1,4 +1,4 @@
-"""Utilities (SPEC §3). Linear ones: expected distortion E[D(X, Y)] = sum_x P[x] sum_y q[x,y] D[x,y],
+"""Utilities (docs/spec.md §3). Linear ones: expected distortion E[D(X, Y)] = sum_x P[x] sum_y q[x,y] D[x,y],
 optionally as a minimax over a set of priors (LIP-TDSC Eq 16-17, 34)."""
 
 from __future__ import annotations
@@ -141,7 +141,7 @@ def entropy_rows(V: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Bayes:
-    """A utility of the form sum_y lam[y] phi(post_y) (SPEC §3.2-3.3, §4), phi convex.
+    """A utility of the form sum_y lam[y] phi(post_y) (docs/spec.md §3.2-3.3, §4), phi convex.
 
     kind = "bayes-mse":       MSE of the curator's MMSE estimate of h(X) = weight * a_X + offset
                               (summation and weighted summation: LIP-TDSC Eq 13, 24; f(R) = cR + b of
@@ -243,7 +243,7 @@ class Bayes:
         return V.max(axis=1)
 
     def from_gain(self, problem, gain, prior=None):
-        """The natural value (CLI.md `objective`) from G = sum_y lam[y] phi(post_y).
+        """The natural value (docs/cli.md `objective`) from G = sum_y lam[y] phi(post_y).
 
         prior: the problem's own (default), or an (N, d) array of priors with N gains (batches).
         """

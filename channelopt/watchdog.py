@@ -1,4 +1,4 @@
-"""The asymmetric privacy watchdog (ALIP §II-B, Definition 2, Proposition 2; SPEC §5).
+"""The asymmetric privacy watchdog (ALIP §II-B, Definition 2, Proposition 2; docs/spec.md §5).
 
 From a joint Pr(S, X) and budgets (eps_l, eps_u): the lift of symbol x is l(s, x) = Pr(s|x)/Pr(s);
 x is low-risk if e^-eps_l <= l(s, x) <= e^eps_u for every s. Low-risk symbols are released as they

@@ -41,7 +41,7 @@ def test_batch_matches_per_user_certified_solve(notion, kind):
 
 @pytest.mark.parametrize("notion", ["lip", "ldp"])
 def test_batch_binary_equals_closed_form(notion):
-    """d = 2: the SPEC §4 closed form P1(1-P1) - (P1-lo)(hi-P1), vectorized in `binary`."""
+    """d = 2: the docs/spec.md §4 closed form P1(1-P1) - (P1-lo)(hi-P1), vectorized in `binary`."""
     P1 = np.random.default_rng(5).uniform(0.01, 0.99, size=500)
     eps = 0.8
     res = solve_batch(np.c_[1 - P1, P1], template(notion, 2, eps=eps))

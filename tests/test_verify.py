@@ -83,7 +83,7 @@ def test_worst_counterexample_rebuilds_from_its_inputs():
     w = rep.to_json()["worst"]
     P1, eps = w["inputs"]["prior"][1], w["inputs"]["epsilon"]
     assert w["claimed"]["objective"] == pytest.approx(eq21(P1, eps), rel=1e-12)
-    # rebuild with the problem-file keys and solve independently (binary LIP interval formula, SPEC §4)
+    # rebuild with the problem-file keys and solve independently (binary LIP interval formula, docs/spec.md §4)
     e = math.exp(eps)
     lo, hi = max(P1 / e, 1 - e * (1 - P1)), min(e * P1, 1 - (1 - P1) / e)
     assert w["optimum"]["objective"] == pytest.approx(P1 * (1 - P1) - (P1 - lo) * (hi - P1), abs=1e-10)

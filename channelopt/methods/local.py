@@ -19,7 +19,7 @@ def local_search(problem, starts: int = 20, seed: int = 0, init: list | None = N
     """Best feasible channel over `starts` SLSQP runs from random channels (plus `init`).
 
     Returns (channel, gain, number of runs that ended feasible). The utility is maximized as the
-    gain sum_y lam[y] phi(post_y) (SPEC §4), the same quantity the posterior LP certifies.
+    gain sum_y lam[y] phi(post_y) (docs/spec.md §4), the same quantity the posterior LP certifies.
     """
     prog = build(problem, linear_costs=False, substitute=False)
     d, m, nq = problem.d, problem.m, problem.d * problem.m

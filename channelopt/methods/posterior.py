@@ -1,4 +1,4 @@
-"""Certified global optima for Bayes utilities: the posterior-space LP (SPEC §4).
+"""Certified global optima for Bayes utilities: the posterior-space LP (docs/spec.md §4).
 
 For a column-homogeneous notion, `C q[:, y] <= 0` is equivalent to `C diag(1/P) post_y <= 0`
 (substitute q[x,y] = post_y[x] lam[y] / P[x]; lam[y] > 0 cancels), so the admissible posteriors

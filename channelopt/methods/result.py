@@ -124,7 +124,7 @@ class Result:
                  "solver-failed".
     channel:     q[x, y] = Pr(Y=y | X=x), or None.
     objective:   the utility of the returned channel, recomputed from the channel.
-    leakage:     audited leakage per privacy table (keys as in CLI.md).
+    leakage:     audited leakage per privacy table (keys as in docs/cli.md).
     certificate: how optimality is known (method, bound, gap), when it is.
     attempts:    every solver tried, in order, with its outcome.
     """

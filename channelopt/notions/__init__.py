@@ -1,4 +1,4 @@
-"""Privacy notions (SPEC §2): each compiles to constraints on q and audits a given q."""
+"""Privacy notions (docs/spec.md §2): each compiles to constraints on q and audits a given q."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def parse_notion(table, key: str) -> Notion:
 
 
 def leakage_keys(notions) -> list[str]:
-    """JSON keys of the `leakage` object: the notion name, with #2, #3 for repeats (CLI.md)."""
+    """JSON keys of the `leakage` object: the notion name, with #2, #3 for repeats (docs/cli.md)."""
     seen: dict[str, int] = {}
     keys = []
     for n in notions:

@@ -6,7 +6,7 @@ given channel; how a solver receives the constraints is the solver module's job.
 Constraint forms, from most to least structured:
 
 - `column_rows(problem)` -> C (r x d): the notion is linear and homogeneous in each column,
-  `C @ q[:, y] <= 0` for every output y (SPEC §2, §4). The posterior-space method relies on it.
+  `C @ q[:, y] <= 0` for every output y (docs/spec.md §2, §4). The posterior-space method relies on it.
 - `linear(problem)` -> LinearBlock over `vec(q)` (row-major, index x*m + y) plus the notion's
   own auxiliary variables. The default is `C` applied to every column; notions with a smaller
   equivalent formulation override it.

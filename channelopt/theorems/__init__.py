@@ -1,4 +1,4 @@
-"""Registry of the papers' closed forms, relations and bounds (SPEC §6), one module per paper.
+"""Registry of the papers' closed forms, relations and bounds (docs/spec.md §6), one module per paper.
 
 Each `Theorem` carries the claim as a function of its inputs, the conditions the paper states
 (`applies`), its citation, a grid of cases, and a `check` that returns an `Outcome` computed

@@ -88,7 +88,7 @@ def cip_interval(N: int, P1: float, eps: float, printed: bool = False) -> tuple[
 
 def mmse_given_mean_interval(prior, values, lo: float, hi: float) -> float:
     """Exact min E[(S - E[S|Y])^2] over mechanisms whose every posterior mean lies in [lo, hi]: the
-    posterior-space LP (SPEC §4) over K = {pi in simplex : lo <= pi.values <= hi}, whose vertices are
+    posterior-space LP (docs/spec.md §4) over K = {pi in simplex : lo <= pi.values <= hi}, whose vertices are
     the point masses inside [lo, hi] and the two-point laws on the edges crossing lo or hi."""
     P, v = np.asarray(prior, float), np.asarray(values, float)
     n = v.size

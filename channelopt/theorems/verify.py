@@ -1,4 +1,4 @@
-"""The verification engine behind `channelopt verify` (CLI.md): every case of every theorem is
+"""The verification engine behind `channelopt verify` (docs/cli.md): every case of every theorem is
 judged (check.py), the verdict and the worst counterexample are computed, and where a theorem
 fails the candidate conditions are tried on the same grid (`condition_found`)."""
 
