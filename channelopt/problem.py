@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextvars
 import functools
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -190,7 +191,7 @@ class Joint:
         return np.asarray(q) if self.direct else self.conditional @ q
 
     @classmethod
-    def identity(cls, prior_x) -> "Joint":
+    def identity(cls, prior_x) -> Joint:
         """The scenario G = X with the given prior of X."""
         prior_x = np.asarray(prior_x, dtype=float)
         return cls(prior_x, np.eye(prior_x.size))
@@ -202,7 +203,7 @@ class Joint:
         return {"prior": np.asarray(get("prior")).tolist(), "conditional": np.asarray(get("conditional")).tolist()}
 
     @classmethod
-    def parse(cls, key: str, value: Any, d: int | None, *, positive: bool = False) -> "Joint":
+    def parse(cls, key: str, value: Any, d: int | None, *, positive: bool = False) -> Joint:
         """From `{prior = [...], conditional = [[...]]}` (problem-file form)."""
         if isinstance(value, Joint):
             prior, conditional = value.prior, value.conditional
@@ -234,11 +235,11 @@ class Problem:
     """
 
     prior: Any
-    privacy: tuple = ()
+    privacy: Sequence[Any] = ()
     utility: Any = None
     values: Any = None
     labels: Any = None
-    latent: Joint | None = None
+    latent: Any = None
     output_size: int | None = None
     output_values: Any = None
     normalize: bool = False
@@ -314,7 +315,7 @@ class Problem:
         return self.latent if self.latent is not None else Joint.identity(self.prior)
 
     @classmethod
-    def from_query(cls, raw_prior, query, **kwargs) -> "Problem":
+    def from_query(cls, raw_prior, query, **kwargs) -> Problem:
         """Release X = f(R) of a raw value R while protecting R (LIP-TDSC Corollary 1).
 
         `query[r]` is the index of f(r) in X's alphabet and must be onto {0..d-1}. The raw value

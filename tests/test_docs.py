@@ -79,3 +79,11 @@ def test_every_referenced_docs_page_exists_and_nothing_points_outside_the_projec
         for page in re.findall(r"docs/([\w\-/]+\.md)", text):
             assert (ROOT / "docs" / page).exists(), (path, page)
         assert "shared/" not in text and "../papers" not in text, path
+
+
+def test_the_package_is_ruff_clean_under_the_project_rules():
+    """The rule set is in pyproject.toml ([tool.ruff]); `ruff check channelopt` must find nothing."""
+    ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
+    proc = subprocess.run([ruff, "check", "channelopt", "--output-format", "concise"], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr

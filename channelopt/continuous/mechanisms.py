@@ -146,7 +146,7 @@ def gmm_sigma(weights, means, sigmas, eps: float, delta: float, lo: float, hi: f
     instance-independent sigma is returned (found by bisection on Thm 5's delta, decreasing in sigma)."""
     out = 0.0
     for m, s in zip(means, sigmas):
-        f = lambda ls: gaussian_delta(np.exp(ls), m, s, eps, lo, hi, form)[0] - delta     # noqa: E731
+        f = lambda ls, m=m, s=s: gaussian_delta(np.exp(ls), m, s, eps, lo, hi, form)[0] - delta     # noqa: E731
         a, b = np.log(1e-3 * s), np.log(1e4 * (hi - lo + s))
         if f(a) <= 0:
             out = max(out, float(np.exp(a)))

@@ -44,7 +44,7 @@ class Levels:
     R: np.ndarray
 
     @classmethod
-    def make(cls, epsilons, sizes, combine: Any = "min") -> "Levels":
+    def make(cls, epsilons, sizes, combine: Any = "min") -> Levels:
         eps = np.atleast_1d(np.asarray(epsilons, float))
         m = np.atleast_1d(np.asarray(sizes))
         if eps.ndim != 1 or m.shape != eps.shape:

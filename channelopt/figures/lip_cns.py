@@ -43,7 +43,8 @@ def fig6(quick: bool) -> Figure:
     values = np.arange(5.0)
     panel = f"(a) N = {N} users, |D| = 5, local priors ~ Dirichlet(1)"
     for eps in grid(1, 5, 0.5, quick):
-        for label, make in (("eps-LIP", lambda: LIP(eps)), ("eps/2-LIP", lambda: LIP(eps / 2)), ("eps-LDP", lambda: LDP(eps))):
+        for label, make in (("eps-LIP", lambda e=eps: LIP(e)), ("eps/2-LIP", lambda e=eps: LIP(e / 2)),
+                            ("eps-LDP", lambda e=eps: LDP(e))):
             total = sum(certified(mse_problem(p, [make()], values=values)) for p in priors)
             f.add(panel, label, eps, np.sqrt(total / N))
     panel = "(b) eps = 1, uniform prior, |D| = 2..20"

@@ -323,7 +323,10 @@ def column_generation(problem, A: np.ndarray, max_rounds: int = MAX_ROUNDS, time
 
     t_start = time.perf_counter()
     utility, P, d = problem.utility, problem.prior, problem.d
-    phi = lambda V: utility.phi(problem, V)
+
+    def phi(V):
+        return utility.phi(problem, V)
+
     L, f = _psi_parts(utility, problem)
     exact_map = L is None
     pricing = Pricing(A, np.eye(d) if exact_map else L)

@@ -187,7 +187,7 @@ class Notion(ABC):
     # ---- problem file -------------------------------------------------------------------------
 
     @classmethod
-    def parse(cls, table: dict, key: str) -> "Notion":
+    def parse(cls, table: dict, key: str) -> Notion:
         """The notion from its `[[privacy]]` table; errors name `key` and the offending entry.
 
         Default: the table's keys are the dataclass fields; the fields without a default and the
@@ -216,7 +216,7 @@ class Notion(ABC):
         budgets. Used by sweeps (`with_budget`) and by the conditioning hints of failed audits."""
         return {k: getattr(self, k) for k in self.budget_keys}
 
-    def with_budget(self, **values) -> "Notion":
+    def with_budget(self, **values) -> Notion:
         """The same notion with some budgets replaced (validated as in the problem file)."""
         unknown = sorted(set(values) - set(self.budgets()))
         if unknown:

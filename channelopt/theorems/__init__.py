@@ -9,7 +9,8 @@ computed by `channelopt verify` each time.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ..errors import ProblemError
 from ..references import reference_for

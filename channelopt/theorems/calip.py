@@ -238,7 +238,7 @@ def _cor7(inputs):
             fails += 1
             continue
         q = rr_lip(Ph, eps)                      # all entries > 0: the LIP leakage is max |ln q / lambda|
-        lip = lambda prior: float(np.abs(np.log(q) - np.log(prior @ q)).max())     # noqa: E731
+        lip = lambda prior, q=q: float(np.abs(np.log(q) - np.log(prior @ q)).max())     # noqa: E731
         e = np.log(1 + bar / (2 * min(Ph.min(), P.min())))
         fails += abs(lip(Ph) - lip(P)) > e
     rate = fails / draws
