@@ -105,6 +105,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--list", action="store_true", help="list the figure ids and exit")
     r.add_argument("--quick", action="store_true", help="coarser grids and fewer users / runs")
     r.add_argument("--out", default="figures", help="output directory (default: figures)")
+    r.add_argument("--data-dir", help="folder holding adult.csv / retail_head.dat to use instead of the shipped "
+                                      "copies (same as CHANNELOPT_DATA)")
     r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="a bar over the figures on stderr (default: when stderr is a terminal)")
     return p
@@ -379,6 +381,10 @@ def _reproduce(args) -> int:
     unknown = [f for f in wanted if f not in ids]
     if unknown:
         raise ProblemError(f"unknown figure {unknown[0]!r}; known: {', '.join(ids)}")
+    if args.data_dir is not None:
+        from .data import DATA_ENV, check_data_dir
+
+        os.environ[DATA_ENV] = str(check_data_dir(args.data_dir, "--data-dir"))
     from .io import check_writable
 
     out = check_writable(args.out, "--out", directory=True)

@@ -64,6 +64,20 @@ DATA_ENV = "CHANNELOPT_DATA"
 """A folder holding adult.csv and retail_head.dat to use instead of the shipped copies."""
 
 
+DATA_FILES = ("adult.csv", "retail_head.dat")
+
+
+def check_data_dir(folder, key: str) -> Path:
+    """`folder` as a readable directory holding at least one of DATA_FILES, else ProblemError
+    naming `key`, the path and what was expected."""
+    path = Path(folder)
+    if not path.is_dir():
+        raise ProblemError(f"{key} {str(path)!r}: not a directory (expected a folder holding {' and/or '.join(DATA_FILES)})")
+    if not any((path / n).is_file() for n in DATA_FILES):
+        raise ProblemError(f"{key} {str(path)!r}: holds neither {' nor '.join(DATA_FILES)}")
+    return path.resolve()
+
+
 def data_file(name: str) -> Path:
     """The real-data file `name` (adult.csv, retail_head.dat): from the folder in the environment
     variable CHANNELOPT_DATA when it is set, else the copy shipped inside the package

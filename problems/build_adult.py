@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from channelopt.errors import ChannelOptError
 from channelopt.data import INCOME_LABELS, WORKCLASS_LABELS, adult_workclass_income, data_file
 
 EPSILON = 0.2
@@ -54,4 +55,11 @@ source        = "constant channel is feasible; Hamming error is nonnegative"
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    if len(sys.argv) > 2 or (len(sys.argv) == 2 and sys.argv[1].startswith("-")):
+        print("usage: python problems/build_adult.py [PATH/TO/adult.csv]", file=sys.stderr)
+        sys.exit(2)
+    try:
+        main(*sys.argv[1:])
+    except ChannelOptError as e:
+        print(f"build_adult: error: {e}", file=sys.stderr)
+        sys.exit(2)

@@ -194,3 +194,36 @@ def test_real_data_ships_with_the_package(tmp_path, monkeypatch):
     assert np.allclose(data.adult_workclass_income(data.data_file("adult.csv")).prior, [0.5, 0.5])
     with pytest.raises(co.ProblemError, match="expected the file retail_head.dat"):
         data.data_file("retail_head.dat")
+
+
+def test_data_dir_flag_overrides_the_shipped_data_and_rejects_bad_folders(tmp_path, monkeypatch, capsys):
+    from channelopt import data
+    from channelopt.cli import main
+
+    monkeypatch.setenv(data.DATA_ENV, "")          # empty = unset; restored after the test (--data-dir sets it)
+    for bad, said in ((tmp_path / "missing", "not a directory"), (tmp_path, "holds neither adult.csv nor retail_head.dat")):
+        assert main(["reproduce", "adult-workclass", "--quick", "--data-dir", str(bad), "--out", str(tmp_path / "o")]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and said in err and str(bad) in err
+        assert not (tmp_path / "o").exists()                     # nothing written
+    # a folder with a (tiny) adult.csv is used instead of the shipped one
+    folder = tmp_path / "data"
+    folder.mkdir()
+    with data.open_text(data.data_file("adult.csv")) as f:          # the shipped rows, the first 5,000 twice
+        lines = f.readlines()
+    (folder / "adult.csv").write_text("".join(lines + lines[1:5001]))
+    assert main(["reproduce", "adult-workclass", "--quick", "--out", str(tmp_path / "shipped")]) == 0
+    assert main(["reproduce", "adult-workclass", "--quick", "--data-dir", str(folder), "--out", str(tmp_path / "o")]) == 0
+    assert data.data_file("adult.csv") == folder.resolve() / "adult.csv"
+    assert (tmp_path / "o" / "adult-workclass.csv").read_text() != (tmp_path / "shipped" / "adult-workclass.csv").read_text()
+
+
+def test_build_adult_script_bad_arguments_exit_2_with_one_line(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).parent.parent / "problems" / "build_adult.py"
+    for args in (["--help-me"], ["a", "b"], [str(tmp_path / "none.csv")]):
+        proc = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True)
+        assert proc.returncode == 2 and proc.stdout == "" and proc.stderr.count("\n") == 1, proc.stderr
