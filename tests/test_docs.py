@@ -87,3 +87,13 @@ def test_the_package_is_ruff_clean_under_the_project_rules():
     proc = subprocess.run([ruff, "check", "channelopt", "--output-format", "concise"], cwd=ROOT,
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_documentation_site_builds_with_warnings_as_errors(tmp_path):
+    """mkdocs.yml: the user guide, the specification, the contract, reliability, references and
+    the API reference generated from the docstrings (mkdocstrings, NumPy style)."""
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path / "site")],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    api = (tmp_path / "site" / "api" / "solve" / "index.html").read_text()
+    assert "channelopt.solve" in api and "time_limit" in api
