@@ -410,9 +410,9 @@ def solve_batch(priors, template: Problem, *, out=None, chunk_size: int = 20000,
     t0 = time.perf_counter()
     starts = list(range(0, N, chunk_size))
     sink = _Sink(out, N, d, m, k) if out is not None else None
-    mem = None if sink else {"channel": np.zeros((N, d, m)), "objective": np.zeros(N), "bound": np.zeros(N),
-                             "status": np.zeros(N, np.int8), "method": np.zeros(N, np.int8),
-                             "leakage": np.zeros((N, k))}
+    mem: dict[str, np.ndarray] = {} if sink else {
+        "channel": np.zeros((N, d, m)), "objective": np.zeros(N), "bound": np.zeros(N),
+        "status": np.zeros(N, np.int8), "method": np.zeros(N, np.int8), "leakage": np.zeros((N, k))}
     counts = np.zeros(len(STATUS), dtype=np.int64)
     mcounts = np.zeros(len(METHODS), dtype=np.int64)
     try:
@@ -438,4 +438,4 @@ def solve_batch(priors, template: Problem, *, out=None, chunk_size: int = 20000,
             sink.abort()
         raise
     return BatchResult(N, dict(zip(STATUS, counts.tolist())), dict(zip(METHODS, mcounts.tolist())),
-                       time.perf_counter() - t0, out, mem)
+                       time.perf_counter() - t0, out, None if sink else mem)

@@ -197,11 +197,14 @@ def run_cvxpy_pairwise(inst: Instance, utility: str, eps: float = EPS) -> dict:
                     r = eps if inst.notion == "ldp" else min(inst.budgets[x], inst.budgets[x2])
                     cons.append(q[x, :] <= np.exp(r) * q[x2, :])
     elif inst.notion in ("lip", "bp-lip"):
-        for p in ([inst.prior] if inst.notion == "lip" else inst.priors):
+        priors = [inst.prior] if inst.notion == "lip" else inst.priors
+        assert priors is not None, "a bp-lip instance carries its prior set"
+        for p in priors:
             lam = p @ q
             for x in range(d):
                 cons += [q[x, :] <= e * lam, lam <= e * q[x, :]]
     else:
+        assert inst.latent is not None, "latent-secret instances carry their joint"
         pg, T = inst.latent
         lam = inst.prior @ q
         rows = [T[g] @ q for g in range(len(pg))]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextvars
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from collections.abc import Sequence
 from typing import Any
 
@@ -173,6 +173,8 @@ class Joint:
 
     prior: np.ndarray
     conditional: np.ndarray
+    direct: bool = field(init=False, repr=False, compare=False, default=False)
+    """G = X (the conditional is the identity): `given` skips the product."""
 
     def __post_init__(self):
         object.__setattr__(self, "prior", _readonly(self.prior))
@@ -307,7 +309,7 @@ class Problem:
 
     @property
     def m(self) -> int:
-        return self.output_size
+        return int(self.output_size or 0)          # set to an int by the validation
 
     @functools.cached_property
     def secret(self) -> Joint:

@@ -23,6 +23,8 @@ from __future__ import annotations
 import dataclasses
 import time
 
+from typing import Any
+
 import numpy as np
 
 from .errors import ProblemError
@@ -158,7 +160,9 @@ def solve_points(probs: list[Problem], solver, warm: bool, progress: bool) -> li
     from tqdm import tqdm
 
     out = []
-    highs, basis, shape = (new_highs(), None, None) if warm else (None, None, None)
+    highs = new_highs() if warm else None
+    basis: Any = None
+    shape: tuple | None = None
     for p in tqdm(probs, disable=not progress, desc="sweep", unit="pt"):
         if not warm:
             out.append(solve(p, solver))

@@ -284,7 +284,7 @@ class Bayes:
         return float(var * (joint[:, used] * err * err).sum())
 
     def to_table(self) -> dict:
-        out = {"kind": self.kind}
+        out: dict[str, Any] = {"kind": self.kind}
         if self.kind == "bayes-mse":
             out.update(weight=self.weight, offset=self.offset)
         if self.normalized:

@@ -97,3 +97,9 @@ def test_the_documentation_site_builds_with_warnings_as_errors(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     api = (tmp_path / "site" / "api" / "solve" / "index.html").read_text()
     assert "channelopt.solve" in api and "time_limit" in api
+
+
+def test_the_package_is_mypy_clean_under_the_project_config():
+    """[tool.mypy] in pyproject.toml; `mypy` (packages = channelopt) must report no error."""
+    proc = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr

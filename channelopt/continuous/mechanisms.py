@@ -188,7 +188,7 @@ def laplace_lip_leakage(P, values, scales, lo: float, hi: float, n: int = 20001)
     f = truncated_laplace(values, scales, lo, hi, y)
     fy = P @ f
     L = np.abs(np.log(f) - np.log(fy))
-    i, j = np.unravel_index(np.argmax(L), L.shape)
+    i, j = (int(k) for k in np.unravel_index(np.argmax(L), L.shape))
     best = float(L[i, j])
     a, b = y[max(j - 1, 0)], y[min(j + 1, y.size - 1)]
 

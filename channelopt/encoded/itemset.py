@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from itertools import combinations
 
+from typing import Any
+
 import numpy as np
 
 from ..errors import ProblemError
@@ -130,8 +132,8 @@ def audit_sets(a, b, m: int, l: int, eps_items, eps_dummy: float, max_size: int 
     sets = list(all_sets(m, max_size))
     pis = [sampling(x, m, l) for x in sets]
     budgets = [set_budget(x, eps_items, eps_dummy, l) for x in sets]
-    worst_budget = (-np.inf, None)
-    worst_lemma = (-np.inf, None)
+    worst_budget: tuple[float, Any] = (-np.inf, None)
+    worst_lemma: tuple[float, Any] = (-np.inf, None)
     for i, j in ((i, j) for i in range(len(sets)) for j in range(len(sets)) if i != j):
         leak = np.log(pair_ratio(pis[i], pis[j], a, b))
         over_b = leak - min(budgets[i], budgets[j])

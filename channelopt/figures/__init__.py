@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass, field
+from typing import SupportsFloat
 from pathlib import Path
 
 from ..errors import ProblemError
@@ -28,7 +29,7 @@ class Figure:
     rows: list[dict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
-    def add(self, panel: str, series: str, x: float, y: float, **extra) -> None:
+    def add(self, panel: str, series: str, x: SupportsFloat, y: SupportsFloat, **extra) -> None:
         self.rows.append({"panel": panel, "series": series, "x": float(x), "y": float(y), **extra})
 
     def csv_text(self) -> str:

@@ -67,13 +67,13 @@ def fig5(quick: bool) -> Figure:
     for eps in (2.0,):
         for name, S in (("{P1, P2}", [FIG5["P1 uniform"], FIG5["P2 [0.1, 0.1, 0.1, 0.7]"]]),
                         ("{P2, P3}", [FIG5["P2 [0.1, 0.1, 0.1, 0.7]"], P1])):
-            S = np.array(S)
-            rays = R.rays(np.vstack([R.lip_cone(P, eps) for P in S]), S[0])
+            SA = np.array(S)
+            rays = R.rays(np.vstack([R.lip_cone(P, eps) for P in SA]), SA[0])
             for n in ns:
-                exact = max(R.repeated_leakage([rays] * n, P) for P in S)
+                exact = max(R.repeated_leakage([rays] * n, P) for P in SA)
                 f.add(f"(b) BP-LIP, eps = {eps}", f"{name} exact", n, exact)
                 f.add(f"(b) BP-LIP, eps = {eps}", f"{name} Cor 4 bound", n,
-                      thm4_bound(S.min(), [eps] * n, pmin_omega=S.min(axis=1).max()))
+                      thm4_bound(SA.min(), [eps] * n, pmin_omega=SA.min(axis=1).max()))
     order_sets = {"X1, X2, X3": (0, 1, 2), "X2, X3, X1": (1, 2, 0), "X3, X2, X1": (2, 1, 0)}
     priors = list(FIG5.values())
     for eps in (2.0,):
@@ -83,8 +83,8 @@ def fig5(quick: bool) -> Figure:
                 joint = Ps[0]
                 for P in Ps[1:]:
                     joint = np.multiply.outer(joint, P)
-                rays = [R.rays(R.lip_cone(P, eps), P) for P in Ps]
-                f.add(f"(c) sequential, eps = {eps}", f"{name} exact", k, R.composed_leakage(rays, joint))
+                per_release = [R.rays(R.lip_cone(P, eps), P) for P in Ps]
+                f.add(f"(c) sequential, eps = {eps}", f"{name} exact", k, R.composed_leakage(per_release, joint))
     f.notes.append("Exact = maximum over all eps-LIP mechanisms of each release (extreme rays of the cones, "
                    "channelopt.relations). Panel (c) takes X1, X2, X3 independent with priors P1, P2, P3 "
                    "(the paper does not give their correlation); the total after all three is the same for every order.")
@@ -118,11 +118,11 @@ def fig6(quick: bool) -> Figure:
             Ph = np.array([1 - k / n, k / n])
             q = rr_lip(Ph, eps)
             gaps.append(abs(_lip(Ph, q) - _lip(P, q)))
-        gaps = np.array(gaps)
+        gap_arr = np.array(gaps)
         c = min(P.min(), np.quantile([min(1 - k / n, k / n) for k in rng.binomial(n, P[1], 2000) if 0 < k < n], beta))
         bar = np.sqrt(2 / n * (2 - np.log(beta)))
-        f.add(panel, "mean discrepancy", n, gaps.mean(), unseen=unseen)
-        f.add(panel, f"{1 - beta:.0%} quantile of the discrepancy", n, np.quantile(gaps, 1 - beta))
+        f.add(panel, "mean discrepancy", n, gap_arr.mean(), unseen=unseen)
+        f.add(panel, f"{1 - beta:.0%} quantile of the discrepancy", n, np.quantile(gap_arr, 1 - beta))
         f.add(panel, "Cor 7 bound eta", n, np.log(1 + bar / (2 * c)))
     f.notes.append("(a, b): P2 moves from P1 towards [0.05, 0.15, 0.8]; the exact curve is the largest leakage under "
                    "P2 of any mechanism that is eps-LIP under P1 (LP). (c): 1,000 empirical priors per n (draws where "

@@ -12,14 +12,16 @@ from ..utility import Bayes
 
 def certified(problem: Problem) -> float:
     """Objective of the certified optimum; anything less than certified is an error here."""
-    return solve_certified(problem).objective
+    objective = solve_certified(problem).objective
+    assert objective is not None                    # a certified optimum has a channel and its value
+    return objective
 
 
 def closed_form_point(problem: Problem, q: np.ndarray) -> tuple[float, bool, float]:
     """(objective, feasible, worst leakage) of a closed-form channel under the problem's notions."""
     a = audit(problem, q)
-    leak = max(v if np.isscalar(v) else max(v.values()) for v in a.leakage.values())
-    return problem.utility.evaluate(problem, q), a.ok, float(leak)
+    leak = max(float(max(v.values())) if isinstance(v, dict) else float(v) for v in a.leakage.values())
+    return problem.utility.evaluate(problem, q), a.ok, leak
 
 
 def correlated(prior, rho: float) -> Joint:

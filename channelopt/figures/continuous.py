@@ -10,7 +10,7 @@ from ..continuous import mechanisms as C
 from . import Figure
 from .common import grid
 
-DISTS = {"Beta(2, 5)": ("beta", {"a": 2, "b": 5}), "N(0, 1)": ("gaussian", {"sigma": 1.0}),
+DISTS: dict[str, tuple[str, dict[str, float]]] = {"Beta(2, 5)": ("beta", {"a": 2, "b": 5}), "N(0, 1)": ("gaussian", {"sigma": 1.0}),
          "U(0, 1)": ("uniform", {"a": 0.0, "b": 1.0})}
 
 

@@ -72,9 +72,10 @@ def tdsc_fig10(quick: bool) -> Figure:
         f.add(panel, "OUE-LDP", d, ue_lip.mse(P, a, b))
         best = solve(Problem(prior=P, privacy=[LIP(eps)], utility=HIST), time_limit=5.0 if quick else 60.0,
                      progress=False)
-        f.add(panel, "eps-LIP optimum over all channels (posterior LP)", d, best.objective, status=best.status,
-              gap=best.certificate.gap)
-        f.add(panel, "eps-LIP optimum: certified lower bound", d, best.certificate.bound)
+        cert = best.certificate
+        f.add(panel, "eps-LIP optimum over all channels (posterior LP)", d, _or_nan(best.objective), status=best.status,
+              gap=cert.gap if cert is not None else None)
+        f.add(panel, "eps-LIP optimum: certified lower bound", d, _or_nan(cert.bound if cert is not None else None))
         lip, ldp, bad = _lh(P, g, eps, hashing.draw(d, g, rng, size=n_hash))
         f.add(panel, f"LH-LIP closed form (Prop 3, g = {g}, mean of {n_hash} hashes)", d, lip.mean(),
               feasible=bad == 0, infeasible_hashes=bad)
@@ -123,7 +124,12 @@ def _levels(budgets) -> tuple[idue.Levels, np.ndarray]:
     return idue.Levels.make(values, np.bincount(level_of)), level_of
 
 
-def mechanisms(budgets, models=("opt0",)) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def _or_nan(value: float | None) -> float:
+    """A value for a figure row: NaN when the solve returned none (its status says why)."""
+    return float("nan") if value is None else float(value)
+
+
+def mechanisms(budgets, models=("opt0",)) -> dict[str, tuple]:
     """Per-item (a, b): RAPPOR and OUE at eps = min budget (LDP), IDUE per model (MinID-LDP)."""
     m = budgets.size
     eps = budgets.min()
@@ -162,9 +168,10 @@ def idldp_fig2(quick: bool) -> Figure:
         for eps in grid(0.5, 4, 0.5, quick):
             best = solve(Problem(prior=generating[name], privacy=[LDP(eps)], utility=HIST),
                          time_limit=5.0 if quick else 30.0, progress=False)
-            f.add(name, "LDP optimum over all channels (MMSE curator)", eps, best.objective, status=best.status,
-                  gap=best.certificate.gap)
-            f.add(name, "LDP optimum: certified lower bound", eps, best.certificate.bound)
+            cert = best.certificate
+            f.add(name, "LDP optimum over all channels (MMSE curator)", eps, _or_nan(best.objective), status=best.status,
+                  gap=cert.gap if cert is not None else None)
+            f.add(name, "LDP optimum: certified lower bound", eps, _or_nan(cert.bound if cert is not None else None))
         x = draw()
         true = np.bincount(x, minlength=m)
         budgets = item_budgets(m, 1.0, rng)

@@ -75,6 +75,8 @@ class Master:
         self.h = h
         self.V = np.zeros((0, d))
         self.gains = np.zeros(0)
+        self.mu_best: np.ndarray | None = None
+        """The dual point with the lowest bound found by the loop (set by `_generate`)."""
 
     def add(self, V: np.ndarray, gains: np.ndarray) -> None:
         V = np.atleast_2d(V)
@@ -191,7 +193,7 @@ def column_generation(problem, fam: Family, time_limit: float = 60.0, progress=N
     P = problem.prior
     sc = scaled_utility(problem)
     start = None
-    if sc.kind == "bayes-mse" and P.size > COARSE_MIN and np.ptp(sc.h) > 0:
+    if sc.kind == "bayes-mse" and sc.h is not None and P.size > COARSE_MIN and np.ptp(sc.h) > 0:
         start = _coarse_start(P, fam, sc.h, deadline)
         if time.perf_counter() > deadline and start[1] is not None:
             # out of time: the merged problem's channel, expanded, is a channel of this one (same

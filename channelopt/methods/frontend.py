@@ -28,6 +28,7 @@ import sys
 import time
 import warnings
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -97,10 +98,11 @@ def solve(problem: Problem, solver: str | None = None, *, fallback: bool = True,
     if method in ("posterior-lp", "local"):
         result = solve_bayes(problem, method, time_limit=time_limit, progress=progress, **(bayes_options or {}))
     else:
-        result = closed_form_result(problem) if closed_forms and method == "lp" and solver == "auto" else None
-        if result is None:
+        closed = closed_form_result(problem) if closed_forms and method == "lp" and solver == "auto" else None
+        if closed is None:
             result = solve_program(problem, method, solver, fallback, time_limit)
         else:
+            result = closed
             result.timings = {"solve_s": time.perf_counter() - t0}
     result.time_s = time.perf_counter() - t0
     result.timings["total_s"] = result.time_s
@@ -136,7 +138,8 @@ def solve_program(problem: Problem, method: str, solver: str, fallback: bool,
                           certificate=Certificate("structural", note=why), timings={"solve_s": 0.0})
     prog = build(problem)
     t_compile = time.perf_counter() - t0
-    attempts, best = [], None
+    attempts: list[dict[str, Any]] = []
+    best = None
     deadline = None if time_limit is None else t0 + time_limit
     for name in attempt_order(method, solver, fallback):
         t1 = time.perf_counter()
@@ -169,12 +172,14 @@ def solve_program(problem: Problem, method: str, solver: str, fallback: bool,
             best = (result, t_solve)
         if result.status == "optimal":
             break
-    t_solve = sum(a["solve_s"] for a in attempts)
-    result = best[0] if best is not None else None
-    if result is None or result.status not in ("optimal", "infeasible"):
+    t_solve = float(sum(a["solve_s"] for a in attempts))
+    found = best[0] if best is not None else None
+    if found is None or found.status not in ("optimal", "infeasible"):
         said = "; ".join(f"{a['solver']}: {a['message']}" for a in attempts)
-        result = trivial_fallback(problem, method, "no solver certified an optimum (" + said + ")", result,
+        result = trivial_fallback(problem, method, "no solver certified an optimum (" + said + ")", found,
                                   "bound from the solver's multipliers; the channel is trivial")
+    else:
+        result = found
     result.attempts = attempts
     result.timings = {"compile_s": t_compile, "solve_s": t_solve}
     return result
@@ -206,7 +211,7 @@ def finish(problem: Problem, prog: Program, raw: RawSolution, solver: str, metho
            with_measures: bool = True) -> Result:
     """A solver's raw answer as a Result: cleaned, re-audited (and repaired by `repair` when
     round-off breaks the audit), certified by LP duality (or not, for a conic program)."""
-    q, why = clean(prog.channel(raw.z))
+    q, why = clean(prog.channel(raw.z)) if raw.z is not None else (None, f"{solver} returned no solution")
     if q is None:
         return Result(status="inaccurate", solver=solver, method=method, message=f"{solver}: {why}")
     q, report, repaired = audited(problem, q, f"{solver}'s channel", with_measures)
@@ -317,9 +322,10 @@ def trivial_fallback(problem: Problem, method: str, why: str, failed: Result | N
     if failed is None:
         return trivial
     sense = problem.utility.sense
-    wins = (failed.channel is None or not all(failed.satisfied.values())
-            or _better(trivial.objective, failed.objective, sense)) if trivial.status == "local" else False
-    if not wins:
+    if trivial.status != "local" or trivial.objective is None:
+        return failed
+    if failed.channel is not None and failed.objective is not None and all(failed.satisfied.values()) \
+            and not _better(trivial.objective, failed.objective, sense):
         return failed
     c = failed.certificate
     if c is not None and c.bound is not None:
@@ -383,12 +389,13 @@ def solve_bayes(problem: Problem, method: str, posterior: str = "auto", starts: 
     q = channel_from_weights(solved.V, solved.w, problem.prior)
     reasons = relaxation_reasons(problem, method, q)
     if reasons:
-        q, record = fit_problem(problem, q, starts, seed)
+        fitted, record = fit_problem(problem, q, starts, seed)
         record["solve_s"] = time.perf_counter() - t0 - t_solve
         attempts.append(record)
-        if q is None:
+        if fitted is None:
             return Result(status="solver-failed", method="local", attempts=attempts,
                           message="local search found no feasible channel: " + "; ".join(reasons))
+        q = fitted
     else:
         q = np.hstack([q, np.zeros((problem.d, problem.m - q.shape[1]))])
     result = bayes_result(problem, q, solved, reasons, method)
@@ -429,11 +436,12 @@ def certified_optimum(plan: Plan, posterior: str, time_limit: float, progress) -
         hamming = map_lp.hamming_problem(relaxed)
         closed = closed_form_result(hamming, with_measures=False)      # subset RR for LDP, RR-LIP
         lp = closed if closed is not None else solve_program(hamming, "lp", "HIGHS", True, time_limit)
-        if lp.status == "optimal":
+        if lp.status == "optimal" and lp.channel is not None and lp.certificate is not None \
+                and lp.certificate.bound is not None:
             solved = map_lp.posterior_solution(lp.channel, relaxed.prior, lp.certificate.bound)
             solved.info["algorithm"] = "map-hamming-lp" if closed is None else f"map-hamming-{closed.solver}"
             return solved
-    if plan.enumerate_first:
+    if plan.enumerate_first and plan.rows is not None:
         try:
             solved = enumerate_and_solve(relaxed, plan.rows, plan.closed)
             solved.info["algorithm"] = "vertex-enumeration"
@@ -451,6 +459,7 @@ def certified_optimum(plan: Plan, posterior: str, time_limit: float, progress) -
         if plan.family is not None:
             solved = structured_column_generation(relaxed, plan.family, time_limit=time_limit, progress=report)
         else:
+            assert plan.rows is not None, "the generic column generation needs the notions' column rows"
             solved = column_generation(relaxed, plan.rows, time_limit=time_limit, progress=report)
     solved.info["algorithm"] = "column-generation"
     return solved
@@ -479,10 +488,10 @@ def bayes_result(problem: Problem, q: np.ndarray, solved: PosteriorSolution, rea
                  method: str) -> Result:
     """Clean and re-audit q; the certificate of the posterior-space LP (or of the relaxation when
     `reasons`) and the status it supports."""
-    q, why = clean(q)
-    if q is None:
+    cleaned, why = clean(q)
+    if cleaned is None:
         return Result(status="inaccurate", method=method, message=why)
-    util = problem.utility
+    q, util = cleaned, problem.utility
     q, report, repaired = audited(problem, q, "the channel")
     objective = util.evaluate(problem, q)
     bound, weak = clamp_bound(problem, util.from_gain(problem, solved.bound))
@@ -494,7 +503,7 @@ def bayes_result(problem: Problem, q: np.ndarray, solved: PosteriorSolution, rea
             "local solution (SLSQP multi-start), not certified: " + "; ".join(reasons)
             + f"; the posterior-space LP of the homogeneous notions bounds it within {gap:.3g}")
     elif solved.bound - solved.gain > 1e-7 * max(1.0, abs(solved.gain)):
-        stopped = solved.info.get("stopped")
+        stopped = str(solved.info.get("stopped"))
         status, message = "local", (f"feasible channel within {gap:.3g} of a valid bound, not certified optimal: "
                                     + STOP_REASONS.get(stopped, f"the search stopped ({stopped})")
                                     + (f"; {weak}" if weak else ""))

@@ -8,6 +8,8 @@ falls short of the certified optimum.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from scipy.optimize import minimize
 
@@ -26,13 +28,13 @@ def local_search(problem, starts: int = 20, seed: int = 0, init: list | None = N
     util = problem.utility
     rng = np.random.default_rng(seed)
     A_ub, b_ub, A_eq, b_eq = prog.A_ub.toarray(), prog.b_ub, prog.A_eq.toarray(), prog.b_eq
-    cons = [{"type": "ineq", "fun": lambda z: b_ub - A_ub @ z, "jac": lambda z: -A_ub},
+    cons: list[dict[str, Any]] = [{"type": "ineq", "fun": lambda z: b_ub - A_ub @ z, "jac": lambda z: -A_ub},
             {"type": "eq", "fun": lambda z: A_eq @ z - b_eq, "jac": lambda z: A_eq}]
     for notion in prog.conic:  # notions that are not linear give smooth inequalities g(q) >= 0
         for g in notion.smooth(problem):
             cons.append({"type": "ineq", "fun": lambda z, g=g: g(z[:nq].reshape(d, m))})
-    bounds = list(zip(prog.lb, np.where(np.isinf(prog.ub), None, prog.ub)))
-    bounds = [(lo if np.isfinite(lo) else None, hi) for lo, hi in bounds]
+    bounds = [(float(lo) if np.isfinite(lo) else None, float(hi) if np.isfinite(hi) else None)
+              for lo, hi in zip(prog.lb, prog.ub)]
 
     def negative_gain(z):
         q = np.clip(z[:nq], 0, None).reshape(d, m)

@@ -21,6 +21,7 @@ checked against the constraints before use.
 
 from __future__ import annotations
 
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import null_space
@@ -368,8 +369,8 @@ def column_generation(problem, A: np.ndarray, max_rounds: int = MAX_ROUNDS, time
         if progress is not None:
             progress(rounds, (bound - value) / max(1.0, abs(value)))
         if bound - value <= GAP_TOL * max(1.0, abs(value)) or not new:
-            info = {"rounds": rounds, "columns": len(cols), "pricing_nodes": nodes_total}
-            return PosteriorSolution(V, w, value, bound, info)
+            return PosteriorSolution(V, w, value, bound, {"rounds": rounds, "columns": len(cols),
+                                                          "pricing_nodes": nodes_total})
         cols.extend(new)
         if time.perf_counter() - t_start > time_limit:
             return PosteriorSolution(V, w, value, bound, {"rounds": rounds, "columns": len(cols),

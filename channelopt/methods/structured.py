@@ -257,7 +257,7 @@ def _box_bnb(P, f, mu, stop, lo, hi, eps: float | None = None) -> Priced:
     tol = stop.resolve(_scale(f, mu, d))
     cols = _Columns(d, tol)
     ldp = eps is not None
-    top = np.exp(eps) if ldp else None
+    top = float(np.exp(eps)) if eps is not None else 1.0       # the LDP cone's ratio (unused for LIP)
 
     def F(u):
         return f(P * u) - mu * P * u
@@ -415,7 +415,7 @@ def _next_batch(heap: list, stop: _Stop, best: float, tol: float, nodes: int) ->
     stopped = stop.out(nodes)
     if stopped:
         return [], stopped
-    batch = []
+    batch: list = []
     while heap and len(batch) < BATCH and heap[0][0] <= -(best + tol):
         batch.append(heapq.heappop(heap))
     return batch, ""
@@ -449,7 +449,8 @@ def _price_mse(fam: Family, h: np.ndarray, mu: np.ndarray, stop: _Stop) -> Price
 
     lams = np.linspace(t_lo, t_hi, 33)
     sig, V = evaluate(lams)
-    heap, counter, nodes, stopped = [], 0, 0, ""
+    heap: list = []
+    counter, nodes, stopped = 0, 0, ""
 
     def push(a, b, sa, sb, va, vb):
         nonlocal counter

@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -194,7 +194,7 @@ class Notion(ABC):
         budgets are required.
         """
         check_keys(table, cls.keys, key)
-        fields = {f.name: f for f in dataclasses.fields(cls)}
+        fields = {f.name: f for f in dataclasses.fields(cast(Any, cls))}      # every notion is a dataclass
         required = [k for k in cls.keys if k in cls.budget_keys or (
             k in fields and fields[k].default is dataclasses.MISSING
             and fields[k].default_factory is dataclasses.MISSING)]
@@ -222,7 +222,7 @@ class Notion(ABC):
         if unknown:
             raise ProblemError(f"notion {self.name!r} has no budget {unknown[0]!r} "
                                f"(budgets: {', '.join(self.budgets()) or 'none'})")
-        return dataclasses.replace(self, **values)
+        return dataclasses.replace(cast(Any, self), **values)
 
     # ---- constraints ----------------------------------------------------------------------------
 
@@ -299,7 +299,7 @@ class Notion(ABC):
 
     def budget(self) -> Any:
         """The notion's allowed leakage, in the same shape as `leakage`."""
-        return self.epsilon
+        return self.budgets()["epsilon"]
 
     @classmethod
     def measure(cls, problem, q: np.ndarray) -> Any:

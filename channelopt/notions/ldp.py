@@ -204,7 +204,7 @@ class IDLDP(Notion):
         i, j = distinct_pairs(problem.d)
         return ratio_rows(problem.d, i, j, 1.0, np.exp(self.pair_budgets()[i, j]))
 
-    def linear(self, problem) -> LinearBlock:
+    def linear(self, problem) -> LinearBlock | None:
         """Per-level form (any `combine`, when the budgets take K < d distinct values).
 
         Every pair budget r(eps_x, eps_x') depends only on the levels of x and x'. With

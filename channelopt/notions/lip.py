@@ -324,7 +324,7 @@ class WCLIP(BPLIP):
     against the separate LDP formulation rather than assuming it here.
     """
 
-    epsilon: float = None
+    epsilon: Any = None
     name: ClassVar[str] = "wc-lip"
     keys: ClassVar[tuple[str, ...]] = ("epsilon",)
 

@@ -38,6 +38,7 @@ def channel_claim(inputs: dict, problem: Problem, q, extra: dict | None = None) 
     objective = problem.utility.evaluate(problem, q)
     claimed = {"channel": q.tolist(), "objective": objective, **(extra or {})}
     r = certified_optimum(problem, closed_forms=False)     # the LP itself, never a closed form it judges
+    assert r.channel is not None and r.objective is not None     # certified: both exist
     optimum = {"channel": r.channel.tolist(), "objective": r.objective}
     leakage = next(iter(a.leakage.values())) if len(a.leakage) == 1 else a.leakage
     if excess > VERIFY_TOL:

@@ -92,7 +92,7 @@ def mmse_given_mean_interval(prior, values, lo: float, hi: float) -> float:
     the point masses inside [lo, hi] and the two-point laws on the edges crossing lo or hi."""
     P, v = np.asarray(prior, float), np.asarray(values, float)
     n = v.size
-    V = [np.eye(n)[i] for i in range(n) if lo - 1e-12 <= v[i] <= hi + 1e-12]
+    rows = [np.eye(n)[i] for i in range(n) if lo - 1e-12 <= v[i] <= hi + 1e-12]
     for b in (lo, hi):
         for i in range(n):
             for j in range(n):
@@ -100,8 +100,8 @@ def mmse_given_mean_interval(prior, values, lo: float, hi: float) -> float:
                     t = (v[j] - b) / (v[j] - v[i])
                     w = np.zeros(n)
                     w[i], w[j] = t, 1 - t
-                    V.append(w)
-    V = np.array(V)
+                    rows.append(w)
+    V = np.array(rows)
     gains = (V @ v) ** 2
     r = linprog(-gains, A_eq=V.T, b_eq=P, bounds=[(0, None)] * len(V), method="highs")
     if r.status != 0:

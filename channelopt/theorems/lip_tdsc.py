@@ -145,14 +145,12 @@ def _eq41(inputs):
 
 def _implication_channels(problem: Problem, eps: float, rng) -> list[np.ndarray]:
     """LIP-feasible channels: optima for Hamming, for bayes-mse, and for two random linear costs."""
-    out = [certified_optimum(problem).channel,
-           certified_optimum(Problem(prior=problem.prior, privacy=problem.privacy, utility=Distortion("hamming"))).channel]
     d = problem.d
-    for _ in range(2):
-        D = rng.uniform(0, 1, (d, d))
-        out.append(certified_optimum(Problem(prior=problem.prior, privacy=problem.privacy,
-                                             utility=Distortion("distortion", matrix=D))).channel)
-    return out
+    problems = [problem, Problem(prior=problem.prior, privacy=problem.privacy, utility=Distortion("hamming"))]
+    problems += [Problem(prior=problem.prior, privacy=problem.privacy,
+                         utility=Distortion("distortion", matrix=rng.uniform(0, 1, (d, d)))) for _ in range(2)]
+    out = [certified_optimum(p).channel for p in problems]
+    return [q for q in out if q is not None]                # certified optima all carry a channel
 
 
 def _implications(inputs):
