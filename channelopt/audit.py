@@ -38,7 +38,19 @@ def measures(problem, q: np.ndarray) -> dict:
 
 @dataclass(frozen=True)
 class Audit:
-    """Leakage of one channel under the problem's notions, and whether each holds."""
+    """Leakage of one channel under the problem's notions, and whether each holds (`audit`).
+
+    Parameters
+    ----------
+    leakage : dict
+        Per privacy table (keys as in docs/cli.md): the smallest parameter the channel satisfies
+        the notion with.
+    satisfied : dict
+        Per privacy table: whether the leakage is within the budget (relative tolerance 1e-7).
+    measures : dict
+        Every budget-free measure of the channel (LDP, LIP, ALIP, DI, MIL, MIP and the secret's
+        information measures), or {} when not requested.
+    """
 
     leakage: dict
     satisfied: dict
@@ -50,8 +62,32 @@ class Audit:
 
 
 def audit(problem, channel, tol: float = AUDIT_TOL, with_measures: bool = True) -> Audit:
-    """Exact leakage of `channel` under each of `problem.privacy` plus (unless `with_measures` is
-    False, as in sweeps) the general measures."""
+    """Exact leakage of a channel under each of the problem's notions (docs/spec.md §2, "Exact audit").
+
+    Every value is computed from the notion's definition (probability ratios, sums, entropies)
+    on the channel itself, never read back from a solver.
+
+    Parameters
+    ----------
+    problem : Problem
+        The prior, latent secret and notions to audit against.
+    channel : array_like, shape (d, m)
+        q[x, y] = Pr(Y=y | X=x); rows must sum to 1 (tolerance 1e-9) with entries >= 0.
+    tol : float, optional
+        Relative tolerance of "satisfied" (default `notions.AUDIT_TOL` = 1e-7).
+    with_measures : bool, optional
+        Also compute every budget-free measure (default True; sweeps pass False).
+
+    Returns
+    -------
+    Audit
+        `leakage`, `satisfied` and `measures`; `.ok` is True when every notion holds.
+
+    Raises
+    ------
+    ProblemError
+        If the channel has the wrong shape, negative entries or rows that do not sum to 1.
+    """
     q = check_channel(problem, channel)
     leakage, satisfied = {}, {}
     for key, notion in zip(leakage_keys(problem.privacy), problem.privacy):

@@ -38,7 +38,24 @@ def _table(doc: dict, key: str, allowed: set, required: bool = False) -> dict:
 
 
 def problem_from_dict(doc: dict) -> Problem:
-    """A Problem from the parsed TOML document (docs/cli.md "Problem files"); messages name its keys."""
+    """A Problem from a parsed TOML document (docs/cli.md "Problem files").
+
+    Parameters
+    ----------
+    doc : dict
+        The document: `input`, optional `latent`, `output`, `privacy` (a list of tables),
+        `utility`, `solver`.
+
+    Returns
+    -------
+    Problem
+        Validated; messages name the document's keys.
+
+    Raises
+    ------
+    ProblemError
+        If a key is unknown, missing or invalid (the message names it, its value and the rule).
+    """
     from .problem import FROM_FILE
 
     token = FROM_FILE.set(True)
@@ -144,7 +161,23 @@ def load_document(path) -> dict:
 
 
 def load_problem(path) -> Problem:
-    """A Problem from a TOML problem file."""
+    """A Problem from a TOML problem file (docs/cli.md "Problem files").
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+
+    Returns
+    -------
+    Problem
+        Validated; messages name the file's keys (`input.prior`, `privacy[0].epsilon`, ...).
+
+    Raises
+    ------
+    ProblemError
+        If the file cannot be read, is not valid TOML, or describes an invalid problem.
+    """
     return problem_from_dict(load_document(path))
 
 

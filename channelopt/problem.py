@@ -169,6 +169,18 @@ class Joint:
 
     Used for the problem's own latent model and for the scenarios of bounded-prior notions
     (LIP-TDSC Def 5-6: a data evolution scenario theta_XG).
+
+    Parameters
+    ----------
+    prior : array_like, shape (k,)
+        Pr(G = g).
+    conditional : array_like, shape (k, d)
+        Pr(X = x | G = g); rows sum to 1.
+
+    Attributes
+    ----------
+    direct : bool
+        Whether G = X (the conditional is the identity); `given` then skips the product.
     """
 
     prior: np.ndarray
@@ -225,15 +237,38 @@ class Joint:
 
 @dataclass(frozen=True)
 class Problem:
-    """A channel-design problem (docs/spec.md §1).
+    """A channel-design problem (docs/spec.md §1). Validated once, at construction; immutable.
 
-    prior:       Pr(X=x), length d, all entries > 0.
-    values:      numeric value a_x of each input (default 0..d-1), for MAE/squared/Bayes MSE.
-    labels:      optional names of the inputs.
-    latent:      optional secret G correlated with X (LIP-TDSC §3); its `prior_x` must equal `prior`.
-    output_size: number of output symbols m (default d).
-    privacy:     notions the channel must satisfy together (intersection).
-    utility:     the objective.
+    Parameters
+    ----------
+    prior : array_like, shape (d,)
+        Pr(X = x); entries > 0 summing to 1 (tolerance 1e-9) unless `normalize`.
+    privacy : sequence of Notion
+        The notions the channel must satisfy together (their intersection).
+    utility : Distortion or Bayes
+        What the channel is worth (required by `solve`).
+    values : array_like, shape (d,), optional
+        Numeric value a_x of each input (default 0..d-1), for MAE, squared error and Bayes MSE.
+    labels : sequence of str, optional
+        Names of the inputs (for display).
+    latent : Joint or dict, optional
+        A secret G correlated with X (LIP-TDSC §3) as {prior, conditional}; its Pr(X) must equal
+        `prior`. Default: G = X.
+    output_size : int, optional
+        Number of output symbols m (default d).
+    output_values : array_like, shape (m,), optional
+        Values of the outputs for MAE / squared error when m != d.
+    normalize : bool, optional
+        Rescale `prior` to sum to 1.
+    name : str, optional
+        Free text.
+    solver : str, optional
+        Default solver of `solve` ("auto").
+
+    Raises
+    ------
+    ProblemError
+        If any argument is invalid; the message names the argument, the value and the rule.
     """
 
     prior: Any

@@ -135,8 +135,39 @@ class Sweep(list):
 
 def sweep(problem: Problem, epsilon=None, priors=None, *, solver: str | None = None, progress: bool = False,
           n_jobs: int = 1, warm: bool = True) -> Sweep:
-    """Solve `problem` at every budget in `epsilon` (or every prior in `priors`); one Result each,
-    returned as a `Sweep` that records each point's parameter."""
+    """Solve `problem` at every budget in `epsilon` (or at every prior in `priors`).
+
+    LP problems reuse one warm HiGHS instance (each point starts from the previous basis) and
+    take the certified closed forms where they apply; every point is re-audited like `solve`.
+
+    Parameters
+    ----------
+    problem : Problem
+        The template; each point replaces its budget (every notion's `epsilon`) or its prior.
+    epsilon : sequence of float, optional
+        Budgets in nats (give exactly one of epsilon and priors).
+    priors : sequence of array_like, optional
+        Priors of X, each of length d.
+    solver : str, optional
+        As in `solve` (default: the problem's).
+    progress : bool, optional
+        A tqdm bar on stderr.
+    n_jobs : int, optional
+        joblib workers over chunks of points (1 to `sweep.MAX_JOBS`).
+    warm : bool, optional
+        Warm-start the LP points (default True).
+
+    Returns
+    -------
+    Sweep
+        One `Result` per point, in order, with the parameter of each (`.values`), `.plot()` and
+        `.to_table()`.
+
+    Raises
+    ------
+    ProblemError
+        If the budgets or priors are invalid, both or neither are given, or n_jobs is out of range.
+    """
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or not 1 <= n_jobs <= MAX_JOBS:
         raise ProblemError(f"n_jobs must be an integer from 1 to {MAX_JOBS}, got {n_jobs!r}")
     probs = points(problem, epsilon, priors)

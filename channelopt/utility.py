@@ -14,14 +14,26 @@ from .problem import as_matrix, as_prior_rows, as_vector
 
 @dataclass(frozen=True)
 class Distortion:
-    """Expected distortion to minimize.
+    """Expected distortion E[D(X, Y)] = sum_x P[x] sum_y q[x,y] D[x,y] to minimize (docs/spec.md §3.1).
 
-    kind: "hamming" (D = 1[x != y]), "mae" (|a_x - b_y|), "squared" ((a_x - b_y)^2), or
-    "distortion" with a user `matrix[x][y]`. Values a are `input.values`; output values b are
-    `output.values`, defaulting to a when m = d.
-    priors / prior_lower + prior_upper: minimize the worst expected distortion over this set
-    of priors of X instead of the problem's prior (a box is reduced to its vertices, where the
-    linear cost attains its maximum).
+    Linear in q: an LP (LIP-TDSC §5.1.5, CA-LIP §IV-A), after the certified closed forms.
+
+    Parameters
+    ----------
+    kind : {"hamming", "mae", "squared", "distortion"}
+        D = 1[x != y]; |a_x - b_y|; (a_x - b_y)^2; or the user `matrix`. Values a are the
+        problem's `values`; output values b its `output_values`, defaulting to a when m = d.
+    matrix : array_like, shape (d, m), optional
+        D[x][y], only for kind = "distortion".
+    priors : array_like, shape (n, d), optional
+        Minimize the worst expected distortion over these priors of X (LIP-TDSC Eq 16-17, 34).
+    prior_lower, prior_upper : array_like, shape (d,), optional
+        The same over a box of priors (reduced to its vertices, where the linear cost peaks).
+
+    Raises
+    ------
+    ProblemError
+        If the kind is unknown or the options do not fit it.
     """
 
     kind: str = "hamming"
@@ -141,7 +153,7 @@ def entropy_rows(V: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Bayes:
-    """A utility of the form sum_y lam[y] phi(post_y) (docs/spec.md §3.2-3.3, §4), phi convex.
+    """A utility sum_y lam[y] phi(post_y) of the posteriors (docs/spec.md §3.2-3.3, §4), phi convex.
 
     kind = "bayes-mse":       MSE of the curator's MMSE estimate of h(X) = weight * a_X + offset
                               (summation and weighted summation: LIP-TDSC Eq 13, 24; f(R) = cR + b of
@@ -153,6 +165,21 @@ class Bayes:
     kind = "map":             Bayes (MAP) accuracy of guessing X from Y, phi = max(pi), maximized.
 
     All four are per-user values; over N independent users the totals add (LIP-TDSC Theorem 1).
+    Solved in posterior space with a certificate of global optimality (docs/reliability.md).
+
+    Parameters
+    ----------
+    kind : {"bayes-mse", "histogram-mse", "mutual-information", "map"}
+        The utility.
+    weight, offset : float, optional
+        h(X) = weight * a_X + offset for bayes-mse (defaults 1 and 0).
+    normalized : bool, optional
+        Report I(X;Y)/H(X) (mutual-information only).
+
+    Raises
+    ------
+    ProblemError
+        If the kind is unknown or an option does not fit it.
     """
 
     kind: str = "bayes-mse"

@@ -103,3 +103,20 @@ def test_the_package_is_mypy_clean_under_the_project_config():
     """[tool.mypy] in pyproject.toml; `mypy` (packages = channelopt) must report no error."""
     proc = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_top_level_api_has_numpy_style_docstrings():
+    """Every public name of `channelopt` (classes and functions) documents its parameters (or
+    attributes) in NumPy style; the functions also say what they return and what they raise."""
+    import inspect
+
+    import channelopt as co
+
+    for name in co.__all__:
+        obj = getattr(co, name)
+        if inspect.ismodule(obj) or (inspect.isclass(obj) and issubclass(obj, Exception)):
+            continue
+        doc = inspect.getdoc(obj) or ""
+        assert "Parameters\n----------" in doc or "Attributes\n----------" in doc, name
+        if inspect.isfunction(obj):
+            assert "Returns\n-------" in doc and "Raises\n------" in doc, name

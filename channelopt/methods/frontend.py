@@ -82,6 +82,20 @@ def solve(problem: Problem, solver: str | None = None, *, fallback: bool = True,
     progress : a progress bar on stderr for long Bayes solves (default: when stderr is a terminal).
     closed_forms : with the "auto" solver, accept a certified closed form (`closed`) before
         building the LP; False always solves the LP (as `verify` does, to judge the closed forms).
+
+    Returns
+    -------
+    Result
+        `status` ("optimal" only with a certificate that closes the gap; "local", "inaccurate",
+        "infeasible" with a proof, "solver-failed"), the channel, its objective recomputed from
+        the channel, the audited leakage, the certificate, and how it was found (`method`,
+        `solver`, `attempts`, `timings`). See docs/reliability.md.
+
+    Raises
+    ------
+    ProblemError
+        If the problem has no utility, the solver name is unknown or time_limit is not a
+        positive finite number. Solver failures are statuses, never exceptions.
     """
     solver = problem.solver if solver is None else canonical(solver)
     if solver not in SOLVERS:

@@ -71,15 +71,24 @@ class PosteriorSolution(NamedTuple):
 class Certificate:
     """How a result's optimality is known.
 
-    method : "lp-duality", "posterior-lp", "relaxation-bound" or "convex-program".
-    bound : the certified bound on the objective (None when the method gives none).
-    sense : "min" (bound is a lower bound) or "max" (an upper bound), the utility's sense.
-    gap : |objective - bound| for the returned channel.
-    note : what the certificate does not cover.
-    details : method-specific facts (algorithm, rounds, columns, pricing, stop reason...).
-
     The JSON form keeps the contract's keys: method, lower_bound or upper_bound, gap, note, then
     the details; `cert["gap"]` and `cert.get(key)` read that form.
+
+    Attributes
+    ----------
+    method : str
+        "closed-form-dual", "distortion-minimum", "lp-duality", "posterior-lp",
+        "relaxation-bound", "convex-program", "farkas" or "structural".
+    bound : float or None
+        The certified bound on the objective (None when the method gives none).
+    sense : {"min", "max"}
+        "min": `bound` is a lower bound on the objective; "max": an upper bound.
+    gap : float or None
+        |objective - bound| for the returned channel.
+    note : str
+        What the certificate does not cover.
+    details : dict
+        Method-specific facts (algorithm, rounds, columns, pricing, stop reason, k...).
     """
 
     method: str
@@ -116,17 +125,34 @@ class Certificate:
 
 @dataclass(kw_only=True)
 class Result:
-    """What `solve` returns.
+    """What `solve` returns: the channel, how good it is, how that is known, and how it was found.
 
-    status:      "optimal" (solved, cleaned, and the re-audit holds for every notion),
-                 "infeasible" (no channel satisfies the notions together),
-                 "inaccurate" (the best channel found fails the re-audit or the cleaning),
-                 "solver-failed".
-    channel:     q[x, y] = Pr(Y=y | X=x), or None.
-    objective:   the utility of the returned channel, recomputed from the channel.
-    leakage:     audited leakage per privacy table (keys as in docs/cli.md).
-    certificate: how optimality is known (method, bound, gap), when it is.
-    attempts:    every solver tried, in order, with its outcome.
+    Attributes
+    ----------
+    status : str
+        "optimal" (solved, cleaned, the re-audit holds for every notion and the certificate closes
+        the gap), "local" (feasible and audited, not proven optimal), "inaccurate" (the best
+        channel found fails the re-audit or the cleaning), "infeasible" (no channel satisfies the
+        notions together, with a proof) or "solver-failed".
+    channel : ndarray of shape (d, m) or None
+        q[x, y] = Pr(Y=y | X=x).
+    objective : float or None
+        The utility of the returned channel, recomputed from the channel.
+    leakage, satisfied : dict
+        Audited leakage per privacy table (keys as in docs/cli.md) and whether each holds.
+    measures : dict
+        Every budget-free leakage measure of the channel.
+    certificate : Certificate or None
+        How optimality is known (method, bound, gap), when it is.
+    solver, method : str
+        Who produced the channel ("HIGHS", "subset-rr", ...) and how ("closed-form", "lp",
+        "conic", "posterior-lp", "local").
+    attempts : list of dict
+        Every solver tried, in order, with its outcome.
+    time_s : float
+        Wall time of the solve; `timings` breaks it down.
+    message : str
+        Why the status is what it is, when it is not plainly optimal.
     """
 
     status: str

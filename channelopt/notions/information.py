@@ -22,8 +22,21 @@ def mutual_information(prior: np.ndarray, q: np.ndarray) -> float:
 
 @dataclass(frozen=True)
 class MIL(Notion):
-    """eps-MIL: log sum_y max_x q[x,y] <= eps (LIP-TDSC Def 2). Linear with one auxiliary s_y >=
-    q[x,y] per output and sum_y s_y <= e^eps; not column-homogeneous."""
+    """eps-MIL: log sum_y max_x q[x,y] <= eps (LIP-TDSC Def 2).
+
+    Linear with one auxiliary s_y >= q[x,y] per output and sum_y s_y <= e^eps; not
+    column-homogeneous (Bayes utilities then use the local method with a relaxation bound).
+
+    Parameters
+    ----------
+    epsilon : float
+        The budget in nats, finite and > 0.
+
+    Raises
+    ------
+    ProblemError
+        If epsilon is not a finite positive number within range.
+    """
 
     epsilon: float
     name: ClassVar[str] = "mil"
@@ -43,8 +56,21 @@ class MIL(Notion):
 
 @dataclass(frozen=True)
 class MIP(Notion):
-    """eps-MIP: I(X;Y) <= eps nats (LIP-TDSC Def 3). Convex in q for a fixed prior; compiled as
-    an exponential-cone constraint through cvxpy's rel_entr."""
+    """eps-MIP: I(X;Y) <= eps nats (LIP-TDSC Def 3).
+
+    Convex in q for a fixed prior; compiled as an exponential-cone constraint through cvxpy's
+    rel_entr (the "conic" method).
+
+    Parameters
+    ----------
+    epsilon : float
+        The budget in nats, finite and > 0.
+
+    Raises
+    ------
+    ProblemError
+        If epsilon is not a finite positive number within range.
+    """
 
     epsilon: float
     name: ClassVar[str] = "mip"

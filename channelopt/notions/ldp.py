@@ -22,7 +22,18 @@ class LDP(Notion):
 
     Compiled compactly with one auxiliary l_y per output: l_y <= q[x,y] <= e^eps l_y, which is
     equivalent to all pairwise ratios (take l_y = min_x q[x,y]) and has 2dm rows instead of
-    d(d-1)m.
+    d(d-1)m. With Hamming distortion the optimum is subset randomized response in closed form
+    (KSR; `closed_forms.subset_rr`).
+
+    Parameters
+    ----------
+    epsilon : float
+        The budget in nats, finite and > 0 (at most 700).
+
+    Raises
+    ------
+    ProblemError
+        If epsilon is not a finite positive number within range.
     """
 
     epsilon: float
@@ -83,7 +94,19 @@ class LDP(Notion):
 
 @dataclass(frozen=True)
 class DI(Notion):
-    """eps-DI in the local setting: P[x] q[x,y] <= e^eps P[x'] q[x',y] (LIP-TDSC Def 4)."""
+    """eps-DI in the local setting: P[x] q[x,y] <= e^eps P[x'] q[x',y] (LIP-TDSC Def 4).
+
+    Parameters
+    ----------
+    epsilon : float
+        The budget in nats, finite and > 0. No channel is DI when max P / min P > e^eps (the
+        result is then `infeasible` with that structural proof).
+
+    Raises
+    ------
+    ProblemError
+        If epsilon is not a finite positive number within range.
+    """
 
     epsilon: float
     name: ClassVar[str] = "di"
@@ -126,6 +149,20 @@ class IDLDP(Notion):
     budget is e_k has one end in L_k and the other in S_k, so the pair constraints are exactly
     max_{L_k} q <= e^{e_k} min_{S_k} q and max_{S_k} q <= e^{e_k} min_{L_k} q, each written with
     one auxiliary variable per output.
+
+    Parameters
+    ----------
+    epsilons : array_like, shape (d,), optional
+        Per-input budgets eps_x in nats.
+    combine : {"min", "avg", "max"} or callable, optional
+        r(eps_x, eps_x') (default "min": MinID-LDP).
+    pair_epsilons : array_like, shape (d, d), optional
+        Every pair budget directly (instead of epsilons and combine).
+
+    Raises
+    ------
+    ProblemError
+        If the budgets are missing, invalid (not finite, <= 0, above 700) or of the wrong shape.
     """
 
     epsilons: Any = None

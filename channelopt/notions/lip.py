@@ -112,7 +112,22 @@ def lift_extremes(joint: Joint, q: np.ndarray) -> tuple[float, float]:
 @dataclass(frozen=True)
 class LIP(Notion):
     """eps-LIP for the problem's prior (and latent secret): e^-eps <= lift <= e^eps
-    (LIP-CNS Def 3, Eq 7; LIP-TDSC Def 6, Eq 9)."""
+    (LIP-CNS Def 3, Eq 7; LIP-TDSC Def 6, Eq 9).
+
+    With G = X the lift of output y for input x is q[x, y] / Pr(Y=y); with a latent secret G
+    it is Pr(Y=y | G=g) / Pr(Y=y) for every secret g. With Hamming distortion and G = X, RR-LIP
+    (LIP-TDSC Thm 3) is optimal wherever it is feasible (`closed_forms.rr_lip_hamming`).
+
+    Parameters
+    ----------
+    epsilon : float
+        The budget in nats, finite and > 0 (at most 700).
+
+    Raises
+    ------
+    ProblemError
+        If epsilon is not a finite positive number within range.
+    """
 
     epsilon: float
     name: ClassVar[str] = "lip"
@@ -189,6 +204,22 @@ class BPLIP(Notion):
                                           vertices (the LIP constraint is linear in the prior for
                                           a fixed channel, so the vertices are the binding ones);
       scenarios = [{prior, conditional}]  full joints (G, X).
+
+    Parameters
+    ----------
+    epsilon : float
+        The budget in nats, finite and > 0.
+    priors : array_like, shape (n, d) or (n, k), optional
+        A finite prior set.
+    prior_lower, prior_upper : array_like, optional
+        A box of priors (intersected with the simplex).
+    scenarios : list of Joint or dict, optional
+        Full joints (G, X).
+
+    Raises
+    ------
+    ProblemError
+        If the budget or the set is invalid, or none / more than one form of the set is given.
     """
 
     epsilon: float
@@ -322,6 +353,16 @@ class WCLIP(BPLIP):
     Compiled from its definition: the prior set is the whole simplex, reduced to its vertices
     (point masses). CA-LIP Corollary 2 says this equals eps-LDP; the test suite checks that
     against the separate LDP formulation rather than assuming it here.
+
+    Parameters
+    ----------
+    epsilon : float
+        The budget in nats, finite and > 0.
+
+    Raises
+    ------
+    ProblemError
+        If epsilon is not a finite positive number within range.
     """
 
     epsilon: Any = None
@@ -351,6 +392,16 @@ class ALIP(Notion):
     """(eps_l, eps_u)-ALIP: e^-eps_l <= lift <= e^eps_u for every secret and output (ALIP Def 1).
 
     Leakage is {"lower": max log(1/lift), "upper": max log lift}.
+
+    Parameters
+    ----------
+    epsilon_lower, epsilon_upper : float
+        The budgets on the min-lift and the max-lift in nats, finite and >= 0.
+
+    Raises
+    ------
+    ProblemError
+        If a budget is not a finite nonnegative number within range.
     """
 
     epsilon_lower: float
@@ -390,6 +441,20 @@ class ApproxLIP(Notion):
     written with one auxiliary variable per (g, y) and side.
     Neither is homogeneous in a column (delta is absolute). Leakage is the smallest delta that
     holds at this epsilon.
+
+    Parameters
+    ----------
+    epsilon : float
+        The budget in nats, finite and > 0.
+    delta : float
+        The additive slack, in [0, 1).
+    form : {"pointwise", "set"}, optional
+        Which definition (default "pointwise").
+
+    Raises
+    ------
+    ProblemError
+        If a parameter is invalid.
     """
 
     epsilon: float

@@ -22,6 +22,20 @@ class Pufferfish(Notion):
     scenarios: list of {prior, conditional} joints (default: the problem's own secret model,
     i.e. its latent joint, or G = X with its prior). pairs: list of [i, j] secret indices
     (default: all pairs); the condition is two-sided, so [i, j] also constrains j against i.
+
+    Parameters
+    ----------
+    epsilon : float
+        The budget in nats, finite and > 0.
+    scenarios : list of Joint or dict, optional
+        The data evolution scenarios (LIP-TDSC Def 5).
+    pairs : array_like, shape (n, 2), optional
+        Discriminative pairs of secret indices.
+
+    Raises
+    ------
+    ProblemError
+        If the budget, a scenario or a pair is invalid.
     """
 
     epsilon: float
