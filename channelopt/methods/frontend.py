@@ -442,14 +442,22 @@ def plan_posterior(problem: Problem, posterior: str) -> Plan:
     return Plan(relaxed, None, rows, closed, enumerate_first)
 
 
+LAST_STEP_S = 1.0
+"""Seconds the certified search's last step gets even when an earlier one used the time limit up."""
+
+
 def certified_optimum(plan: Plan, posterior: str, time_limit: float, progress) -> PosteriorSolution:
     """MAP under linear notions: one Hamming LP (`map_lp`); else vertex enumeration, else the orbit
-    LP (exchangeable symbols), else column generation."""
+    LP (exchangeable symbols), else column generation. `time_limit` bounds all of them together:
+    a step that follows one which used the time up still gets LAST_STEP_S to return a channel
+    with a valid bound."""
     relaxed, util = plan.relaxed, plan.relaxed.utility
+    deadline = time.perf_counter() + time_limit
+    left = lambda: max(deadline - time.perf_counter(), LAST_STEP_S)      # noqa: E731
     if posterior == "auto" and map_lp.applies(relaxed):
         hamming = map_lp.hamming_problem(relaxed)
         closed = closed_form_result(hamming, with_measures=False)      # subset RR for LDP, RR-LIP
-        lp = closed if closed is not None else solve_program(hamming, "lp", "HIGHS", True, time_limit)
+        lp = closed if closed is not None else solve_program(hamming, "lp", "HIGHS", True, left())
         if lp.status == "optimal" and lp.channel is not None and lp.certificate is not None \
                 and lp.certificate.bound is not None:
             solved = map_lp.posterior_solution(lp.channel, relaxed.prior, lp.certificate.bound)
@@ -471,10 +479,10 @@ def certified_optimum(plan: Plan, posterior: str, time_limit: float, progress) -
             return orbit
     with progress_bar(progress, "certified Bayes optimum") as report:
         if plan.family is not None:
-            solved = structured_column_generation(relaxed, plan.family, time_limit=time_limit, progress=report)
+            solved = structured_column_generation(relaxed, plan.family, time_limit=left(), progress=report)
         else:
             assert plan.rows is not None, "the generic column generation needs the notions' column rows"
-            solved = column_generation(relaxed, plan.rows, time_limit=time_limit, progress=report)
+            solved = column_generation(relaxed, plan.rows, time_limit=left(), progress=report)
     solved.info["algorithm"] = "column-generation"
     return solved
 
