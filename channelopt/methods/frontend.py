@@ -443,7 +443,8 @@ def plan_posterior(problem: Problem, posterior: str) -> Plan:
 
 
 LAST_STEP_S = 1.0
-"""Seconds the certified search's last step gets even when an earlier one used the time limit up."""
+"""Seconds (at most the time limit itself) the certified search's last step gets even when an
+earlier one used the time limit up."""
 
 
 def certified_optimum(plan: Plan, posterior: str, time_limit: float, progress) -> PosteriorSolution:
@@ -453,7 +454,8 @@ def certified_optimum(plan: Plan, posterior: str, time_limit: float, progress) -
     with a valid bound."""
     relaxed, util = plan.relaxed, plan.relaxed.utility
     deadline = time.perf_counter() + time_limit
-    left = lambda: max(deadline - time.perf_counter(), LAST_STEP_S)      # noqa: E731
+    last = min(LAST_STEP_S, time_limit)          # a tiny time limit stays tiny
+    left = lambda: max(deadline - time.perf_counter(), last)      # noqa: E731
     if posterior == "auto" and map_lp.applies(relaxed):
         hamming = map_lp.hamming_problem(relaxed)
         closed = closed_form_result(hamming, with_measures=False)      # subset RR for LDP, RR-LIP
