@@ -17,8 +17,8 @@ import pytest
 import channelopt as co
 from channelopt.cli import main
 
-# MAE: an LP per user (Hamming users whose RR-LIP is feasible take the closed form and the batch
-# would finish before the signal arrives)
+# MAE: an LP per user, 40,000 users (Hamming users whose RR-LIP is feasible take the closed form,
+# and a short batch can end before the signal arrives)
 TEMPLATE = '[input]\nprior = [0.1, 0.1, 0.2, 0.2, 0.2, 0.2]\n[[privacy]]\nnotion = "lip"\nepsilon = 1.0\n[utility]\nkind = "mae"\n'
 
 
@@ -41,7 +41,7 @@ def alive(pid: int) -> bool:
 
 def start_batch(tmp_path, jobs=2):
     (tmp_path / "t.toml").write_text(TEMPLATE)
-    np.savetxt(tmp_path / "p.csv", np.random.default_rng(0).dirichlet(np.ones(6), size=4000), delimiter=",")
+    np.savetxt(tmp_path / "p.csv", np.random.default_rng(0).dirichlet(np.ones(6), size=40000), delimiter=",")
     cmd = [sys.executable, "-m", "channelopt.cli", "batch", str(tmp_path / "t.toml"), "--priors",
            str(tmp_path / "p.csv"), "--out", str(tmp_path / "res.npz"), "--jobs", str(jobs), "--chunk-size", "200"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
