@@ -49,6 +49,9 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--quick", action="store_true", help="a coarser grid (under a minute)")
     v.add_argument("--json", action="store_true", help="print the report as JSON")
     v.add_argument("--out", help="write verify.md, verify.json and the PNG maps into this directory")
+    v.add_argument("--worst", action="store_true",
+                   help="with --out: also write each worst counterexample as <id>-worst.toml plus the claimed "
+                        "channel as <id>-claimed.csv (reproduce with channelopt audit / solve)")
     v.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar on stderr (default: when stderr is a terminal)")
     t = sub.add_parser("theorems", help="list the registered closed forms with their citations")
@@ -195,6 +198,8 @@ def _verify(args) -> int:
 
     from .theorems import get, registry, verify
 
+    if args.worst and not args.out:
+        raise ProblemError("--worst writes files: give --out DIR")
     if args.out:
         from .io import check_writable
 
@@ -203,6 +208,13 @@ def _verify(args) -> int:
     reports = verify.run(theorems, quick=args.quick, progress=_progress(args.progress) and not args.json)
     if args.out:
         verify.write(reports, Path(args.out), args.quick)
+    reproduce = []
+    if args.worst:
+        for r in reports:
+            files = verify.write_worst(r, Path(args.out))
+            if files:
+                reproduce.append(f"{r.theorem.id}: channelopt audit {files[0]} --channel {files[1]}; "
+                                 f"channelopt solve {files[0]}")
     if args.json:
         print(json.dumps({"theorems": [r.to_json() for r in reports]}, indent=2))
     else:
@@ -210,6 +222,8 @@ def _verify(args) -> int:
         for r in reports:
             if r.condition_found:
                 print(f"{r.theorem.id}: condition found: {r.condition_found}")
+        for line in reproduce:
+            print("reproduce " + line)
     return 1 if any(r.errors for r in reports) else 0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
+import json
 import math
 import os
 import tempfile
@@ -292,3 +293,66 @@ def jsonable(v):
     if isinstance(v, np.bool_):
         return bool(v)
     return v
+
+
+def toml_value(value, key: str) -> str:
+    """One TOML value (numbers, booleans, strings, arrays, inline tables) for the problem-file writer."""
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        return "nan" if v != v else ("inf" if v == np.inf else "-inf" if v == -np.inf else repr(v))
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(toml_value(v, key) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {toml_value(v, f'{key}.{k}')}" for k, v in value.items()) + "}"
+    raise ProblemError(f"{key}: {type(value).__name__} values cannot be written to a problem file")
+
+
+def problem_to_toml(problem: Problem) -> str:
+    """The problem as a problem file (docs/cli.md) that `load_problem` reads back to the same problem.
+
+    Parameters
+    ----------
+    problem : Problem
+        Any problem whose notions and utility have a table form (a custom `combine` callable of
+        id-ldp has none).
+
+    Returns
+    -------
+    str
+        TOML text: `name`, `[input]`, `[latent]`, `[output]`, `[[privacy]]` tables, `[utility]`.
+
+    Raises
+    ------
+    ProblemError
+        If a notion or the utility cannot be written (e.g. a custom combine function).
+    """
+    lines = [f"name = {toml_value(problem.name, 'name')}"] if problem.name else []
+    lines += ["", "[input]", f"prior = {toml_value(problem.prior, 'input.prior')}",
+              f"values = {toml_value(problem.values, 'input.values')}"]
+    if problem.labels is not None:
+        lines.append(f"labels = {toml_value(list(problem.labels), 'input.labels')}")
+    if problem.latent is not None:
+        lines += ["", "[latent]", f"prior = {toml_value(problem.latent.prior, 'latent.prior')}",
+                  f"conditional = {toml_value(problem.latent.conditional, 'latent.conditional')}"]
+    if problem.m != problem.d or problem.output_values is not None:
+        lines += ["", "[output]", f"size = {problem.m}"]
+        if problem.output_values is not None:
+            lines.append(f"values = {toml_value(problem.output_values, 'output.values')}")
+    for i, notion in enumerate(problem.privacy):
+        table = notion.to_table()
+        if table.get("combine") == "custom":
+            raise ProblemError(f"privacy[{i}]: a custom combine function cannot be written to a problem file")
+        lines += ["", "[[privacy]]"] + [f"{k} = {toml_value(v, f'privacy[{i}].{k}')}" for k, v in table.items()]
+    if problem.utility is not None:
+        lines += ["", "[utility]"] + [f"{k} = {toml_value(v, f'utility.{k}')}" for k, v in problem.utility.to_table().items()]
+    if problem.solver != "auto":
+        lines += ["", "[solver]", f"name = {toml_value(problem.solver, 'solver.name')}"]
+    return "\n".join(lines) + "\n"

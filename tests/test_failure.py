@@ -44,7 +44,10 @@ def start_batch(tmp_path, jobs=2):
     np.savetxt(tmp_path / "p.csv", np.random.default_rng(0).dirichlet(np.ones(6), size=40000), delimiter=",")
     cmd = [sys.executable, "-m", "channelopt.cli", "batch", str(tmp_path / "t.toml"), "--priors",
            str(tmp_path / "p.csv"), "--out", str(tmp_path / "res.npz"), "--jobs", str(jobs), "--chunk-size", "200"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # SIGINT as a terminal delivers it: a shell that starts the tests in the background leaves
+    # SIGINT ignored in its children, and an ignored SIGINT stays ignored across exec
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 60
     while time.time() < deadline and not any(p.name.startswith(".res.npz.") for p in tmp_path.iterdir()):
         time.sleep(0.2)

@@ -31,6 +31,8 @@ class Outcome:
     leakage_of_claim: Any = None
     gap: float = 0.0
     note: str = ""
+    problem: Any = field(default=None, repr=False, compare=False)
+    """For a channel claim: the Problem it was judged on (`verify --worst` writes it out)."""
 
 
 def _always(inputs: dict) -> bool:

@@ -42,11 +42,11 @@ def channel_claim(inputs: dict, problem: Problem, q, extra: dict | None = None) 
     optimum = {"channel": r.channel.tolist(), "objective": r.objective}
     leakage = next(iter(a.leakage.values())) if len(a.leakage) == 1 else a.leakage
     if excess > VERIFY_TOL:
-        return Outcome("infeasible", inputs, claimed, optimum, leakage, float(excess))
+        return Outcome("infeasible", inputs, claimed, optimum, leakage, float(excess), problem=problem)
     sense = getattr(problem.utility, "sense", "min")
     gap = objective - r.objective if sense == "min" else r.objective - objective
     kind = "suboptimal" if gap > VERIFY_TOL * max(1.0, abs(r.objective)) else "holds"
-    return Outcome(kind, inputs, claimed, optimum, leakage, float(gap))
+    return Outcome(kind, inputs, claimed, optimum, leakage, float(gap), problem=problem)
 
 
 def value_claim(inputs: dict, claimed_value: float, true_value: float, claimed: dict | None = None,

@@ -145,6 +145,30 @@ def plot_map(rep: Report, path: Path) -> None:
     tmp.replace(path)
 
 
+def write_worst(report: Report, out: Path) -> list[Path]:
+    """The worst counterexample of a channel claim as `<id>-worst.toml` (the problem) and
+    `<id>-claimed.csv` (the claimed channel), so that `channelopt audit <id>-worst.toml --channel
+    <id>-claimed.csv` and `channelopt solve <id>-worst.toml` reproduce the finding without the
+    registry. [] when the claim holds everywhere or its worst case is a value or a bound (its
+    inputs are in verify.json)."""
+    from ..io import problem_to_toml, write_atomic
+
+    w = report.worst
+    if w is None or w.problem is None or "channel" not in w.claimed:
+        return []
+    out.mkdir(parents=True, exist_ok=True)
+    problem = w.problem
+    if not problem.name:
+        import dataclasses
+
+        problem = dataclasses.replace(problem, name=f"{report.theorem.id}: worst case ({w.kind}) of "
+                                                    f"{report.theorem.citation}")
+    toml, csv = out / f"{report.theorem.id}-worst.toml", out / f"{report.theorem.id}-claimed.csv"
+    write_atomic(toml, problem_to_toml(problem))
+    write_atomic(csv, "\n".join(",".join(repr(float(v)) for v in row) for row in w.claimed["channel"]) + "\n")
+    return [toml, csv]
+
+
 def write(reports: list[Report], out: Path, quick: bool) -> list[Path]:
     from ..io import write_atomic
 
