@@ -19,7 +19,27 @@ CHANNEL_TOL = SUM_TOL
 
 
 def check_channel(problem, channel, key: str = "channel") -> np.ndarray:
-    """The channel as a float array of shape (d, m), row-stochastic within CHANNEL_TOL, or ProblemError."""
+    """The channel as a float array of shape (d, m), row-stochastic within CHANNEL_TOL, or ProblemError.
+
+    Parameters
+    ----------
+    problem : Problem
+        Gives d.
+    channel : array_like
+        The channel.
+    key : str, optional
+        The name used in messages.
+
+    Returns
+    -------
+    ndarray, shape (d, m)
+        The channel as floats.
+
+    Raises
+    ------
+    ProblemError
+        If it is not row-stochastic within 1e-9 or has the wrong shape.
+    """
     q = as_stochastic(key, channel, (problem.d, None))
     return q
 
@@ -27,7 +47,20 @@ def check_channel(problem, channel, key: str = "channel") -> np.ndarray:
 def measures(problem, q: np.ndarray) -> dict:
     """Every budget-free leakage measure that applies to the problem's prior / latent secret: the
     leakage of every registered notion that needs no parameter but its budget (`Notion.measure`),
-    then the information measures of the secret."""
+    then the information measures of the secret.
+
+    Parameters
+    ----------
+    problem : Problem
+        The prior and secret.
+    q : ndarray, shape (d, m)
+        The channel.
+
+    Returns
+    -------
+    dict
+        Notion name or secret_<measure> -> value in nats.
+    """
     out = {}
     for name, cls in NOTIONS.items():
         value = cls.measure(problem, q)

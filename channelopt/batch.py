@@ -389,6 +389,31 @@ def solve_batch(priors, template: Problem, *, out=None, chunk_size: int = 20000,
 
     n_jobs: joblib workers over chunks (-1: all cores). Inside `joblib.parallel_backend("dask")`
     the chunks run on a Dask cluster instead (see docs/batch.md).
+
+    Parameters
+    ----------
+    priors : array_like, shape (N, d)
+        One prior per user (rows > 0, summing to 1).
+    template : Problem
+        The notions, the utility and the values; its prior only fixes d.
+    out : str or Path, optional
+        Stream the arrays to this .npz (through a temporary file).
+    chunk_size : int, optional
+        Users per chunk.
+    n_jobs : int, optional
+        joblib workers (-1: all cores).
+    progress : bool, optional
+        A tqdm bar over the chunks.
+
+    Returns
+    -------
+    BatchResult
+        Counts per status and method, the time, and the arrays (in memory, or the path).
+
+    Raises
+    ------
+    ProblemError
+        If the priors, the template or the options are invalid (nothing is written).
     """
     from joblib import Parallel, delayed
     from tqdm import tqdm

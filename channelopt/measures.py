@@ -39,6 +39,20 @@ def _alpha(alpha: float) -> float:
 
 
 def mutual_information(joint, q) -> float:
+    """I(S; Y) in nats, the Shannon mutual information of the secret and the output (ALIP App. A).
+
+    Parameters
+    ----------
+    joint : Joint or tuple
+        The secret model Pr(G) and Pr(X|G) (or the triple `_secret` computed once).
+    q : array_like, shape (d, m)
+        The channel Pr(Y=y | X=x).
+
+    Returns
+    -------
+    float
+        I(S; Y) >= 0.
+    """
     PS, cond, lam = _secret(joint, q)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.where(cond > 0, cond * np.log(cond / lam), 0.0)
@@ -46,6 +60,20 @@ def mutual_information(joint, q) -> float:
 
 
 def maximal_leakage(joint, q) -> float:
+    """Maximal leakage log sum_y max_{s: Pr(s) > 0} Pr(y | s) in nats (Issa et al.; ALIP App. A).
+
+    Parameters
+    ----------
+    joint : Joint or tuple
+        The secret model Pr(G) and Pr(X|G) (or the triple `_secret` computed once).
+    q : array_like, shape (d, m)
+        The channel Pr(Y=y | X=x).
+
+    Returns
+    -------
+    float
+        The maximal leakage >= 0.
+    """
     _, cond, _ = _secret(joint, q)
     return max(float(np.log(cond.max(axis=0).sum())), 0.0)
 
@@ -57,6 +85,27 @@ def _log_norm(logw, logv, a):
 
 
 def alpha_lift(joint, q, alpha: float = 2.0) -> float:
+    """alpha-lift log max_y (sum_s Pr(s) l(s, y)^alpha)^(1/alpha) (ALIP App. A).
+
+    Parameters
+    ----------
+    joint : Joint or tuple
+        The secret model Pr(G) and Pr(X|G) (or the triple `_secret` computed once).
+    q : array_like, shape (d, m)
+        The channel Pr(Y=y | X=x).
+    alpha : float, optional
+        The order, > 1 (default 2).
+
+    Returns
+    -------
+    float
+        The alpha-lift in nats.
+
+    Raises
+    ------
+    ProblemError
+        If alpha is not a number > 1.
+    """
     a = _alpha(alpha)
     PS, cond, lam = _secret(joint, q)
     with np.errstate(divide="ignore"):
@@ -64,6 +113,27 @@ def alpha_lift(joint, q, alpha: float = 2.0) -> float:
 
 
 def sibson(joint, q, alpha: float = 2.0) -> float:
+    """Sibson mutual information of order alpha in nats (ALIP App. A).
+
+    Parameters
+    ----------
+    joint : Joint or tuple
+        The secret model Pr(G) and Pr(X|G) (or the triple `_secret` computed once).
+    q : array_like, shape (d, m)
+        The channel Pr(Y=y | X=x).
+    alpha : float, optional
+        The order, > 1 (default 2).
+
+    Returns
+    -------
+    float
+        Sibson's I_alpha(S; Y) >= 0.
+
+    Raises
+    ------
+    ProblemError
+        If alpha is not a number > 1.
+    """
     a = _alpha(alpha)
     PS, cond, _ = _secret(joint, q)
     with np.errstate(divide="ignore"):
@@ -71,6 +141,27 @@ def sibson(joint, q, alpha: float = 2.0) -> float:
 
 
 def arimoto(joint, q, alpha: float = 2.0) -> float:
+    """Arimoto mutual information of order alpha in nats (ALIP App. A).
+
+    Parameters
+    ----------
+    joint : Joint or tuple
+        The secret model Pr(G) and Pr(X|G) (or the triple `_secret` computed once).
+    q : array_like, shape (d, m)
+        The channel Pr(Y=y | X=x).
+    alpha : float, optional
+        The order, > 1 (default 2).
+
+    Returns
+    -------
+    float
+        Arimoto's I_alpha(S; Y) >= 0.
+
+    Raises
+    ------
+    ProblemError
+        If alpha is not a number > 1.
+    """
     a = _alpha(alpha)
     PS, cond, lam = _secret(joint, q)
     with np.errstate(divide="ignore"):
@@ -81,13 +172,43 @@ def arimoto(joint, q, alpha: float = 2.0) -> float:
 
 
 def secret_ldp(joint, q) -> float:
-    """max_{y, s, s'} log Pr(y|s) / Pr(y|s') (LDP with respect to the secret)."""
+    """max_{y, s, s'} log Pr(y|s) / Pr(y|s') (LDP with respect to the secret).
+
+    Parameters
+    ----------
+    joint : Joint or tuple
+        The secret model Pr(G) and Pr(X|G) (or the triple `_secret` computed once).
+    q : array_like, shape (d, m)
+        The channel Pr(Y=y | X=x).
+
+    Returns
+    -------
+    float
+        The LDP leakage of the channel with respect to the secret (inf when an output is
+        impossible under one secret only).
+    """
     _, cond, _ = _secret(joint, q)
     with np.errstate(divide="ignore"):
         return float(max(np.log(cond.max(axis=0)) - np.log(cond.min(axis=0))))
 
 
 def all_measures(joint, q, alpha: float = 2.0) -> dict:
+    """Every information measure of the secret from one product Pr(Y | S).
+
+    Parameters
+    ----------
+    joint : Joint or tuple
+        The secret model Pr(G) and Pr(X|G) (or the triple `_secret` computed once).
+    q : array_like, shape (d, m)
+        The channel Pr(Y=y | X=x).
+    alpha : float, optional
+        The order, > 1 (default 2).
+
+    Returns
+    -------
+    dict
+        ldp, mutual_information, maximal_leakage, alpha_lift, sibson, arimoto (nats).
+    """
     joint = _secret(joint, q)                               # once for the six measures
     return {"ldp": secret_ldp(joint, q), "mutual_information": mutual_information(joint, q),
             "maximal_leakage": maximal_leakage(joint, q), "alpha_lift": alpha_lift(joint, q, alpha),

@@ -10,6 +10,20 @@ from typing import NamedTuple
 
 
 class Reference(NamedTuple):
+    """One paper.
+
+    Attributes
+    ----------
+    short : str
+        The short name used in citations (LIP-TDSC, CA-LIP, ID-LDP, ALIP, LIP-CNS, KSR).
+    title, authors, venue : str
+        As published.
+    year : int
+        Of publication.
+    link : str
+        arXiv id or DOI when known.
+    """
+
     short: str
     title: str
     authors: str
@@ -44,5 +58,16 @@ REFERENCES = {r.short: r for r in (
 
 
 def reference_for(citation: str) -> Reference | None:
-    """The paper a citation ("LIP-TDSC Theorem 3") names, or None."""
+    """The paper a citation ("LIP-TDSC Theorem 3") names, or None.
+
+    Parameters
+    ----------
+    citation : str
+        A citation such as "LIP-TDSC Theorem 3".
+
+    Returns
+    -------
+    Reference or None
+        The paper its short name denotes.
+    """
     return REFERENCES.get(citation.split(" ", 1)[0])

@@ -35,7 +35,27 @@ from .problem import Problem, as_epsilon
 
 
 def points(problem: Problem, epsilon=None, priors=None) -> list[Problem]:
-    """The problems of the sweep, validated before anything is solved."""
+    """The problems of the sweep, validated before anything is solved.
+
+    Parameters
+    ----------
+    problem : Problem
+        The template.
+    epsilon : sequence of float, optional
+        The budgets.
+    priors : sequence of array_like, optional
+        The priors.
+
+    Returns
+    -------
+    list of Problem
+        One problem per point.
+
+    Raises
+    ------
+    ProblemError
+        If both or neither of epsilon and priors are given, or a point is invalid.
+    """
     if (epsilon is None) == (priors is None):
         raise ProblemError("sweep needs exactly one of epsilon=[...] or priors=[...]")
     if epsilon is not None:
@@ -87,6 +107,15 @@ class Sweep(list):
 
     `param` is "epsilon" or "prior"; `values[i]` is point i's eps (or prior). A list of Results
     otherwise: `sweep[i].channel`, `len(sweep)`.
+
+    Attributes
+    ----------
+    param : str
+        "epsilon" or "prior".
+    values : list
+        Each point's eps (or prior).
+    kind : str
+        The utility's kind, for display.
     """
 
     def __init__(self, results, param: str, values, kind: str = ""):
@@ -187,7 +216,24 @@ def sweep(problem: Problem, epsilon=None, priors=None, *, solver: str | None = N
 
 def solve_points(probs: list[Problem], solver, warm: bool, progress: bool) -> list:
     """Solve problems in order (one Result each); with `warm`, one HiGHS instance whose simplex
-    starts from the previous point's basis (the sweep and batch path for LP problems)."""
+    starts from the previous point's basis (the sweep and batch path for LP problems).
+
+    Parameters
+    ----------
+    probs : list of Problem
+        The points, in order.
+    solver : str or None
+        As in `solve`.
+    warm : bool
+        Warm-start LP points from the previous basis.
+    progress : bool
+        A tqdm bar on stderr.
+
+    Returns
+    -------
+    list of Result
+        One per point, each re-audited.
+    """
     from tqdm import tqdm
 
     out = []

@@ -120,3 +120,36 @@ def test_the_top_level_api_has_numpy_style_docstrings():
         assert "Parameters\n----------" in doc or "Attributes\n----------" in doc, name
         if inspect.isfunction(obj):
             assert "Returns\n-------" in doc and "Raises\n------" in doc, name
+
+
+def test_every_object_of_the_api_reference_pages_has_numpy_sections():
+    """The objects documented on docs/api/*.md (and, for a module, its public functions and
+    classes) state Parameters or Attributes, and functions their Returns."""
+    import importlib
+    import inspect
+
+    def resolve(name):
+        parts = name.split(".")
+        for i in range(len(parts), 0, -1):
+            try:
+                obj = importlib.import_module(".".join(parts[:i]))
+            except ImportError:
+                continue
+            for p in parts[i:]:
+                obj = getattr(obj, p)
+            return obj
+
+    names = [n for page in (ROOT / "docs" / "api").glob("*.md") for n in re.findall(r"^::: (\S+)", page.read_text(), re.M)]
+    assert len(names) >= 20
+    for name in names:
+        obj = resolve(name)
+        members = [obj] if not inspect.ismodule(obj) else [
+            v for k, v in vars(obj).items() if not k.startswith("_") and (inspect.isfunction(v) or inspect.isclass(v))
+            and v.__module__ == obj.__name__]
+        for m in members:
+            if inspect.isclass(m) and issubclass(m, Exception):
+                continue
+            doc = inspect.getdoc(m) or ""
+            assert "Parameters\n----------" in doc or "Attributes\n----------" in doc, (name, m)
+            if inspect.isfunction(m):
+                assert "Returns\n-------" in doc, (name, m)

@@ -28,7 +28,18 @@ from .result import Certificate, Result
 
 def best_response(problem: Problem) -> tuple[np.ndarray, float]:
     """The channel sending each input to its least-distortion output, and the bound
-    max over cost priors of sum_x P_x min_y D[x, y] that no channel can beat."""
+    max over cost priors of sum_x P_x min_y D[x, y] that no channel can beat.
+
+    Parameters
+    ----------
+    problem : Problem
+        A problem with a distortion utility.
+
+    Returns
+    -------
+    (ndarray, float)
+        The channel and the distortion's own minimum, a lower bound for every channel.
+    """
     D = problem.utility.matrix_for(problem)
     q = np.zeros(D.shape)
     q[np.arange(problem.d), np.argmin(D, axis=1)] = 1.0
@@ -37,7 +48,18 @@ def best_response(problem: Problem) -> tuple[np.ndarray, float]:
 
 
 def candidates(problem: Problem):
-    """(name, channel, bound, certificate method, details) for each closed form that applies."""
+    """(name, channel, bound, certificate method, details) for each closed form that applies.
+
+    Parameters
+    ----------
+    problem : Problem
+        A problem with a distortion utility.
+
+    Returns
+    -------
+    iterator of tuple
+        (name, channel, loss bound, certificate method, details) per applicable form.
+    """
     q, bound = best_response(problem)
     yield "best-response", q, bound, "distortion-minimum", {
         "note": "every input reports its least-distortion output; no channel has a lower distortion"}
@@ -50,7 +72,20 @@ def candidates(problem: Problem):
 def closed_form_result(problem: Problem, with_measures: bool = True) -> Result | None:
     """The first closed form that passes the audit and whose bound certifies it (status optimal,
     method "closed-form"), or None (then the caller solves the LP). `with_measures`: as in
-    `audit` (sweeps skip the general measures)."""
+    `audit` (sweeps skip the general measures).
+
+    Parameters
+    ----------
+    problem : Problem
+        A problem with a distortion utility.
+    with_measures : bool, optional
+        Compute the budget-free measures of the returned channel.
+
+    Returns
+    -------
+    Result or None
+        A certified optimal Result, or None when no closed form is certified.
+    """
     from .frontend import certified
 
     for name, q, bound, how, details in candidates(problem):

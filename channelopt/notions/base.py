@@ -152,8 +152,8 @@ class Notion(ABC):
     never by its concrete type or an attribute name, so a new notion is one module plus one
     entry in `notions.NOTIONS`.
 
-    Class attributes
-    ----------------
+    Attributes
+    ----------
     name : str
         The problem-file name (`notion = "..."`).
     keys : tuple of str

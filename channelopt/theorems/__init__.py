@@ -41,6 +41,30 @@ def _always(inputs: dict) -> bool:
 
 @dataclass(frozen=True)
 class Theorem:
+    """One registered claim of a paper, judged by `channelopt verify`.
+
+    Attributes
+    ----------
+    id : str
+        The registry key (`tdsc-thm3`).
+    citation : str
+        Short name and result (`LIP-TDSC Theorem 3`; docs/references.md).
+    claim : str
+        The statement as printed, in words.
+    cases : callable
+        cases(quick) -> list of input dicts (problem-file keys).
+    check : callable
+        check(inputs) -> Outcome, from the exact audit and a certified optimum.
+    conditions : str
+        The conditions the paper states.
+    applies : callable
+        applies(inputs) -> bool: whether the stated conditions hold.
+    axes, coords :
+        Two numeric input names and how to compute them, for the holds/fails map.
+    candidates : tuple of (str, callable)
+        Conditions tried as `condition_found` where the claim fails.
+    """
+
     id: str
     citation: str
     claim: str

@@ -67,6 +67,22 @@ class Report:
 
 
 def run(theorems: list[Theorem], quick: bool = False, progress: bool = True) -> list[Report]:
+    """Judge every case of each theorem (exact audit against the claimed channel, certified optimum without closed forms).
+
+    Parameters
+    ----------
+    theorems : list of Theorem
+        The claims.
+    quick : bool, optional
+        The coarse grid.
+    progress : bool, optional
+        A tqdm bar on stderr.
+
+    Returns
+    -------
+    list of Report
+        Per theorem: the outcomes, the verdict, the worst case and the condition found.
+    """
     from tqdm import tqdm
 
     jobs = []
