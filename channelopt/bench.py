@@ -226,8 +226,9 @@ def run_cvxpy_pairwise(inst: Instance, utility: str, eps: float = EPS) -> dict:
 
 
 def run(notions=NOTIONS, utilities=UTILITIES, sizes=SIZES, solvers=SOLVERS, baselines=BASELINES,
-        cap: float = 10.0, progress=None) -> list[dict]:
-    """All rows of the benchmark (see the module docstring). `progress(row)` is called per row."""
+        cap: float = 10.0, progress=None, tick=None) -> list[dict]:
+    """All rows of the benchmark (see the module docstring). `progress(row)` is called per row,
+    `tick()` after each (utility, notion, d) instance."""
     rows = []
     stopped: set[tuple] = set()
     for utility in utilities:
@@ -263,6 +264,8 @@ def run(notions=NOTIONS, utilities=UTILITIES, sizes=SIZES, solvers=SOLVERS, base
                         progress(row)
                     if not np.isfinite(row["total_s"]) or row["total_s"] > cap:
                         stopped.add(key)
+                if tick:
+                    tick()
     return rows
 
 

@@ -78,7 +78,7 @@ def _problem_from_dict(doc: dict) -> Problem:
     normalize = inp.get("normalize", False)
     if not isinstance(normalize, bool):
         raise ProblemError(f"input.normalize must be true or false, got {normalize!r}")
-    out = _table(doc, "output", {"size", "values"})
+    out = _table(doc, "output", {"size", "values", "fixed"})
     solver = _table(doc, "solver", {"name"}).get("name", "auto")
     privacy = doc.get("privacy", [])
     if isinstance(privacy, dict):
@@ -88,7 +88,7 @@ def _problem_from_dict(doc: dict) -> Problem:
     notions = [parse_notion(t, f"privacy[{i}]") for i, t in enumerate(privacy)]
     utility = parse_utility(doc["utility"]) if "utility" in doc else None
     common = dict(privacy=notions, utility=utility, values=inp.get("values"), labels=inp.get("labels"),
-                  output_size=out.get("size"), output_values=out.get("values"), name=name, solver=solver)
+                  output_size=out.get("size"), output_fixed=out.get("fixed"), output_values=out.get("values"), name=name, solver=solver)
     if "raw_prior" in inp or "query" in inp:
         if "raw_prior" not in inp or "query" not in inp:
             raise ProblemError("input.raw_prior and input.query must be given together")
@@ -342,8 +342,8 @@ def problem_to_toml(problem: Problem) -> str:
     if problem.latent is not None:
         lines += ["", "[latent]", f"prior = {toml_value(problem.latent.prior, 'latent.prior')}",
                   f"conditional = {toml_value(problem.latent.conditional, 'latent.conditional')}"]
-    if problem.m != problem.d or problem.output_values is not None:
-        lines += ["", "[output]", f"size = {problem.m}"]
+    if problem.m != problem.d or problem.output_values is not None or problem.output_fixed:
+        lines += ["", "[output]", f"size = {problem.m}"] + ([] if problem.output_fixed else ["fixed = false"])
         if problem.output_values is not None:
             lines.append(f"values = {toml_value(problem.output_values, 'output.values')}")
     for i, notion in enumerate(problem.privacy):

@@ -4,7 +4,8 @@
     channelopt.plots.audit_bars(problem, result.channel)
     channelopt.plots.verify_map(report)           # a report of channelopt.theorems.verify.run
 
-`Result.plot` (the channel's heat map) and `Sweep.plot` (one utility-privacy curve) are methods.
+`Result.plot` (the channel's heat map) and `Sweep.plot` (one utility-privacy curve) are methods;
+they, `tradeoff` and the `channelopt reproduce` figures draw their curves with `curve`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,43 @@ def _axes(ax, size=(5.5, 4)):
     import matplotlib.pyplot as plt
 
     return plt.subplots(figsize=size)[1]
+
+
+def curve(x, y, ax=None, label: str | None = None, style: str = "-", certified=None, violated=None):
+    """One utility-privacy curve: the line through (x, y); where `certified` (a boolean mask) is
+    given, certified optima as filled markers and the other points hollow; where `violated` is
+    given, the points whose channel fails its notion as red crosses. Returns the Axes.
+
+    Parameters
+    ----------
+    x, y : array_like
+        The points, in drawing order.
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
+    label : str, optional
+        The legend entry of the line.
+    style : str, optional
+        A matplotlib format string for the line (e.g. "o--").
+    certified, violated : array_like of bool, optional
+        Per point: certified optimum; channel violates the notion it was drawn for.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    ax = _axes(ax)
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    (line,) = ax.plot(x, y, style, ms=3.5, label=label)
+    if certified is not None:
+        ok = np.asarray(certified, bool)
+        ax.plot(x[ok], y[ok], "o", color=line.get_color(), label="certified optimum")
+        if (~ok).any():
+            ax.plot(x[~ok], y[~ok], "o", mfc="none", color=line.get_color(), label="not certified")
+    if violated is not None:
+        bad = np.asarray(violated, bool)
+        if bad.any():
+            ax.plot(x[bad], y[bad], "rx", ms=8, mew=2, label="violates the notion")
+    return ax
 
 
 def tradeoff(problem, notions, epsilon, ax=None, solver: str | None = None):

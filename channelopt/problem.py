@@ -140,7 +140,8 @@ FROM_FILE = contextvars.ContextVar("channelopt_from_file", default=False)
 (`input.prior`); built from Python they name the arguments (`prior`)."""
 
 API_NAMES = {"input.prior": "prior", "input.values": "values", "input.labels": "labels",
-             "input.normalize": "normalize", "output.size": "output_size", "output.values": "output_values",
+             "input.normalize": "normalize", "output.size": "output_size",
+             "output.fixed": "output_fixed", "output.values": "output_values",
              "solver.name": "solver", "normalize = true": "normalize=True"}
 
 
@@ -256,6 +257,10 @@ class Problem:
         `prior`. Default: G = X.
     output_size : int, optional
         Number of output symbols m (default d).
+    output_fixed : bool, optional
+        Keep every output symbol in results (default: True exactly when `output_size` is given).
+        Otherwise `solve` drops the outputs that no input reaches and `Result.outputs` names the
+        ones kept.
     output_values : array_like, shape (m,), optional
         Values of the outputs for MAE / squared error when m != d.
     normalize : bool, optional
@@ -278,6 +283,7 @@ class Problem:
     labels: Any = None
     latent: Any = None
     output_size: int | None = None
+    output_fixed: bool | None = None
     output_values: Any = None
     normalize: bool = False
     name: str = ""
@@ -314,6 +320,10 @@ class Problem:
                     f"latent: prior @ conditional must equal input.prior (tolerance {SUM_TOL:g}), "
                     f"got {_fmt(np.round(latent.prior_x, 12))} vs {_fmt(prior)}")
             object.__setattr__(self, "latent", latent)
+        if self.output_fixed is None:
+            object.__setattr__(self, "output_fixed", self.output_size is not None)
+        elif not isinstance(self.output_fixed, bool):
+            raise ProblemError(f"output.fixed must be true or false, got {_fmt(self.output_fixed)}")
         m = d if self.output_size is None else self.output_size
         if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
             raise ProblemError(f"output.size must be a positive integer, got {_fmt(self.output_size)}")

@@ -9,6 +9,9 @@ the CLI's `--solver` choices and the benchmark all read this table: adding a sol
 from __future__ import annotations
 
 import importlib.util
+import os
+import sys
+import threading
 from dataclasses import dataclass, field
 from collections.abc import Callable
 
@@ -114,3 +117,31 @@ def canonical(name):
             if s.lower() == name.lower():
                 return s
     return name
+
+
+_FD_LOCK = threading.Lock()
+
+
+def quiet_highs():
+    """A `highspy.Highs` instance that prints nothing: `output_flag` off, and the banner that
+    highspy (1.16 and later) writes to the C-level stdout on construction sent to /dev/null, so
+    that `--json` output stays one JSON document.
+
+    Returns
+    -------
+    highspy.Highs
+    """
+    import highspy
+
+    with _FD_LOCK:
+        sys.stdout.flush()
+        saved, null = os.dup(1), os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, 1)
+            h = highspy.Highs()
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+            os.close(null)
+    h.setOptionValue("output_flag", False)
+    return h

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from .errors import ProblemError
-from .methods import finish, method_for, solve
+from .methods import finish, method_for, present, solve
 from .methods.closed import closed_form_result
 from .methods.lp import build, new_highs, solve_highs
 from .problem import Problem, as_epsilon
@@ -145,17 +145,12 @@ class Sweep(list):
     def plot(self, ax=None, label: str | None = None):
         """The utility-privacy curve over eps (or the point index for priors): certified optima
         filled, other statuses hollow; returns the matplotlib Axes."""
-        import matplotlib.pyplot as plt
+        from .plots import curve
 
-        if ax is None:
-            _, ax = plt.subplots(figsize=(5, 3.5))
         x = np.array(self.values, float) if self.param == "epsilon" else np.arange(len(self), dtype=float)
         y = np.array([np.nan if r.objective is None else r.objective for r in self], float)
-        ok = np.array([r.status == "optimal" for r in self])
-        (line,) = ax.plot(x, y, "-", label=label or self.kind or "objective")
-        ax.plot(x[ok], y[ok], "o", color=line.get_color(), label="certified optimum")
-        if (~ok).any():
-            ax.plot(x[~ok], y[~ok], "o", mfc="none", color=line.get_color(), label="not certified")
+        ax = curve(x, y, ax=ax, label=label or self.kind or "objective",
+                   certified=[r.status == "optimal" for r in self])
         ax.set_xlabel("epsilon (nats)" if self.param == "epsilon" else "prior (point)")
         ax.set_ylabel(self.kind or "objective")
         ax.legend(fontsize=8)
@@ -249,8 +244,7 @@ def solve_points(probs: list[Problem], solver, warm: bool, progress: bool) -> li
         if closed is not None:                 # a certified closed form: no LP at this point
             closed.time_s = time.perf_counter() - t0
             closed.timings = {"solve_s": closed.time_s, "total_s": closed.time_s}
-            closed.labels, closed.kind = p.labels, p.utility.kind
-            out.append(closed)
+            out.append(present(p, closed))
             continue
         prog = build(p)
         t1 = time.perf_counter()
@@ -271,5 +265,5 @@ def solve_points(probs: list[Problem], solver, warm: bool, progress: bool) -> li
         total = time.perf_counter() - t0
         result.timings = {"compile_s": t1 - t0, "solve_s": t2 - t1, "total_s": total, "warm": same}
         result.time_s = total
-        out.append(result)
+        out.append(present(p, result))
     return out

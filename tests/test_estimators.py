@@ -30,7 +30,7 @@ def test_local_priors_simulation_matches_sum_of_per_user_mse():
     N, d = 50, 3
     priors = rng.dirichlet(np.ones(d), size=N)
     values = np.array([0.0, 1.0, 2.0])
-    channels = [co.solve(co.Problem(prior=p, values=values, privacy=[co.LIP(1.0)], utility=co.Bayes("bayes-mse"))).channel
+    channels = [co.solve(co.Problem(prior=p, values=values, privacy=[co.LIP(1.0)], utility=co.Bayes("bayes-mse"))).full_channel
                 for p in priors]
     analytic = sum(mmse_mse(p, q, values) for p, q in zip(priors, channels))
     err = simulate_sum(priors, np.stack(channels), values, 3000, seed=2)

@@ -126,7 +126,7 @@ def check_result(problem: co.Problem, r: co.Result) -> None:
     if r.status not in ("optimal", "local"):
         assert r.message, f"status {r.status} without a reason"
         return
-    q = r.channel
+    q = r.full_channel          # every output of the problem (unused ones are dropped from r.channel)
     assert q.shape[0] == problem.d and np.all(np.isfinite(q))
     assert q.min() >= 0.0
     assert np.abs(q.sum(axis=1) - 1).max() <= 1e-9

@@ -149,7 +149,7 @@ def test_solved_channel_passes_and_perturbation_fails(notion):
     audit = co.audit(p, result.channel)
     assert audit.ok
     # move mass toward the identity: less noise can only leak more once the budget is tight
-    q = result.channel + 0.05 * (np.eye(4) - result.channel)
+    q = result.full_channel + 0.05 * (np.eye(4) - result.full_channel)
     assert not co.audit(p, q).ok
 
 
@@ -239,13 +239,13 @@ def test_minimax_distortion_over_prior_set_is_the_worst_case():
     p = co.Problem(prior=[0.35, 0.3, 0.35], privacy=[co.LDP(1.0)],
                    utility=co.Distortion("distortion", matrix=D, priors=priors))
     r = co.solve(p)
-    worst = max(float(np.sum(np.array(pr)[:, None] * r.channel * D)) for pr in priors)
+    worst = max(float(np.sum(np.array(pr)[:, None] * r.full_channel * D)) for pr in priors)
     assert r.objective == pytest.approx(worst)
     # minimax is at least each single-prior optimum and at most the value of each of those channels
     for pr in priors:
         single = co.solve(co.Problem(prior=pr, privacy=[co.LDP(1.0)], utility=co.Distortion("distortion", matrix=D)))
         assert r.objective >= single.objective - 1e-9
-        assert r.objective <= max(float(np.sum(np.array(o)[:, None] * single.channel * D)) for o in priors) + 1e-9
+        assert r.objective <= max(float(np.sum(np.array(o)[:, None] * single.full_channel * D)) for o in priors) + 1e-9
 
 
 # --- utilities -------------------------------------------------------------------------------

@@ -177,3 +177,104 @@ def test_reproduce_list_names_paper_figure_and_content(capsys):
         paper, result, what = figures.describe(fid)
         assert line.startswith(fid) and paper in REFERENCES and result and what
     assert "LIP-TDSC  Fig 7" in lines[0]
+
+
+def _skewed():
+    """LDP Hamming with a skewed prior: the optimum reports only the most probable symbols (subset
+    RR with k < d), so some outputs are never used."""
+    return co.Problem(prior=[0.7, 0.2, 0.05, 0.05], privacy=[co.LDP(0.5)], utility=co.Distortion("hamming"))
+
+
+def test_unused_outputs_are_dropped_and_said_unless_fixed():
+    p = _skewed()
+    r = co.solve(p)
+    fixed = co.solve(co.Problem(prior=p.prior, privacy=p.privacy, utility=p.utility, output_size=4))
+    assert fixed.outputs is None and fixed.channel.shape == (4, 4)
+    unused = np.flatnonzero(fixed.channel.max(axis=0) == 0)
+    assert unused.size > 0                                      # the case has unused outputs
+    assert r.outputs == tuple(y for y in range(4) if y not in unused)
+    assert r.channel.shape == (4, 4 - unused.size) and r.channel.min(axis=0).max() > 0
+    np.testing.assert_array_equal(r.full_channel, fixed.channel)
+    # the columns kept are the same conditional distributions: same utility, same leakage
+    assert p.utility.evaluate(p, r.full_channel) == pytest.approx(r.objective, rel=1e-12)
+    assert co.audit(p, r.channel).leakage == pytest.approx(r.leakage)
+    text = str(r)
+    assert f"{unused.size} of 4 outputs unused" in text and "channel q[x][y]" in text
+    assert r.to_frame().columns.tolist() == [f"y{y}" for y in r.outputs]
+    assert all(f"<th>y{y}</th>" in r._repr_html_() for y in r.outputs)
+    js = r.to_json()
+    assert js["outputs"] == list(r.outputs) and js["output_size"] == 4 and len(js["channel"][0]) == len(r.outputs)
+    # output.fixed = true in a problem file, or Problem(output_fixed=True), keeps every column
+    assert co.solve(co.Problem(prior=p.prior, privacy=p.privacy, utility=p.utility, output_fixed=True)).channel.shape == (4, 4)
+
+
+def test_unused_outputs_dropped_on_the_cli_and_in_sweeps(tmp_path, capsys):
+    p = _skewed()
+    path = tmp_path / "skewed.toml"
+    path.write_text(co.io.problem_to_toml(p))
+    assert main(["solve", str(path)]) == 0
+    assert "outputs unused (no input reaches them) and dropped" in capsys.readouterr().out
+    path.write_text(co.io.problem_to_toml(p) + "\n[output]\nfixed = true\n")
+    assert main(["solve", str(path), "--json"]) == 0
+    import json
+    assert "outputs" not in json.loads(capsys.readouterr().out)
+    s = co.sweep(p, epsilon=[0.5, 0.6])
+    assert all(r.outputs is not None and r.full_channel.shape == (4, 4) for r in s)
+
+
+def test_bench_and_reproduce_show_bars_on_a_terminal(tmp_path):
+    import fcntl
+    import os
+    import struct
+    import subprocess
+    import sys
+    import termios
+
+    def on_terminal(cmd):
+        master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=slave, timeout=300)
+        os.close(slave)
+        seen = b""
+        try:
+            while chunk := os.read(master, 4096):
+                seen += chunk
+        except OSError:
+            pass
+        os.close(master)
+        return proc, seen
+
+    bench = [sys.executable, "-m", "channelopt", "bench", "--notions", "ldp", "--utilities", "hamming",
+             "--sizes", "4,8", "--solvers", "HIGHS", "--baselines", "none", "--out", str(tmp_path / "b")]
+    proc, seen = on_terminal(bench)
+    assert proc.returncode == 0 and b"bench" in seen and b"2/2" in seen
+    assert proc.stdout.count(b"\nldp ") + proc.stdout.startswith(b"ldp ") >= 2        # the rows still on stdout
+    piped = subprocess.run(bench, capture_output=True, timeout=300)
+    assert piped.returncode == 0 and piped.stderr == b""
+    repro = [sys.executable, "-m", "channelopt", "reproduce", "tdsc-fig7", "--quick", "--out", str(tmp_path / "f")]
+    proc, seen = on_terminal(repro)
+    assert proc.returncode == 0 and b"reproduce" in seen and b"points" in seen and b"pt" in seen
+    piped = subprocess.run(repro, capture_output=True, timeout=300)
+    assert piped.returncode == 0 and piped.stderr == b""
+
+
+def test_figures_draw_their_curves_with_the_plot_helper(tmp_path, monkeypatch):
+    """A reproduce figure's series are drawn by plots.curve (its infeasible points as red crosses)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from channelopt import plots
+    from channelopt.figures import Figure
+
+    calls = []
+    real = plots.curve
+    monkeypatch.setattr(plots, "curve", lambda *a, **k: calls.append(k) or real(*a, **k))
+    fig = Figure("t", "test", "eps", "mse")
+    for x in (1.0, 2.0):
+        fig.add("a", "optimum", x, 1 / x)
+        fig.add("a", "closed form", x, 2 / x, feasible=x > 1)
+    fig.plot(tmp_path / "t.png")
+    assert [c["label"] for c in calls] == ["optimum", "closed form"]
+    assert calls[1]["violated"] == [True, False] and (tmp_path / "t.png").stat().st_size > 0
+    ax = plots.curve([1, 2], [1, 2], violated=[True, False], certified=[True, False])
+    assert [line.get_label() for line in ax.lines] == ["_child0", "certified optimum", "not certified", "violates the notion"]

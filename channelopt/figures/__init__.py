@@ -11,12 +11,18 @@ from __future__ import annotations
 
 import csv
 import io
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import SupportsFloat
 from pathlib import Path
 
 from ..errors import ProblemError
 from ..references import REFERENCES
+
+
+ON_POINT: ContextVar = ContextVar("ON_POINT", default=None)
+"""Called with no argument each time a figure adds a point (`channelopt reproduce` advances its
+per-point progress bar with it)."""
 
 
 @dataclass
@@ -31,6 +37,9 @@ class Figure:
 
     def add(self, panel: str, series: str, x: SupportsFloat, y: SupportsFloat, **extra) -> None:
         self.rows.append({"panel": panel, "series": series, "x": float(x), "y": float(y), **extra})
+        tick = ON_POINT.get()
+        if tick is not None:
+            tick()
 
     def csv_text(self) -> str:
         keys = ["panel", "series", "x", "y"] + sorted({k for r in self.rows for k in r} - {"panel", "series", "x", "y"})
@@ -46,6 +55,8 @@ class Figure:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
+        from ..plots import curve
+
         panels = list(dict.fromkeys(r["panel"] for r in self.rows))
         fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.2), squeeze=False)
         for ax, panel in zip(axes[0], panels):
@@ -54,17 +65,14 @@ class Figure:
                 pts = [r for r in rows if r["series"] == series]
                 style = ("o--" if "closed form" in series else "s:" if "simulated" in series
                          else "^-" if "best" in series or "worst" in series else "o-")
-                ax.plot([r["x"] for r in pts], [r["y"] for r in pts], style, ms=3.5, label=series)
-                bad = [r for r in pts if r.get("feasible") is False]
-                if bad:
-                    ax.plot([r["x"] for r in bad], [r["y"] for r in bad], "rx", ms=8, mew=2)
-            if any(r.get("feasible") is False for r in rows):
-                ax.plot([], [], "rx", ms=8, mew=2, label="closed form violates the notion")
+                curve([r["x"] for r in pts], [r["y"] for r in pts], ax=ax, label=series, style=style,
+                      violated=[r.get("feasible") is False for r in pts])
             ax.set(xlabel=self.xlabel, ylabel=self.ylabel, title=panel)
             if self.logy:
                 ax.set_yscale("log")
             ax.grid(alpha=0.3)
-            ax.legend(fontsize=7)
+            legend = dict(zip(*ax.get_legend_handles_labels()[::-1]))      # one entry per label
+            ax.legend(legend.values(), legend.keys(), fontsize=7)
         fig.suptitle(self.title, fontsize=10)
         fig.tight_layout()
         tmp = path.with_name(f".{path.name}.tmp.png")

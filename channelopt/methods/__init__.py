@@ -4,7 +4,7 @@ and the one result type (`result`)."""
 
 from ..solvers import fallback_order
 from .frontend import (ENUMERATE_MAX_D, STOP_REASONS, clamp_bound, conditioning_hint, finish, method_for,
-                       progress_bar, solve, solve_bayes, solve_certified)
+                       present, progress_bar, solve, solve_bayes, solve_certified)
 from .lp import build
 from .result import Certificate, PosteriorSolution, Result
 
@@ -13,4 +13,4 @@ CONIC_ORDER = tuple(fallback_order("conic"))
 
 __all__ = ["CONIC_ORDER", "Certificate", "ENUMERATE_MAX_D", "LP_ORDER", "PosteriorSolution", "Result",
            "STOP_REASONS", "build", "clamp_bound", "conditioning_hint", "finish", "method_for",
-           "progress_bar", "solve", "solve_bayes", "solve_certified"]
+           "present", "progress_bar", "solve", "solve_bayes", "solve_certified"]

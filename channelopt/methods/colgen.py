@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import SolverError
+from ..solvers import quiet_highs
 from ..utility import entropy_rows
 from .structured import MAX_NODES, SEPARABLE, Family
 from .result import PosteriorSolution
@@ -61,8 +62,7 @@ class Master:
         self.hp = highspy
         self.P = np.asarray(P, dtype=float)
         d = self.P.size
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
+        h = quiet_highs()
         h.setOptionValue("primal_feasibility_tolerance", 1e-10)
         h.setOptionValue("dual_feasibility_tolerance", 1e-10)
         h.setOptionValue("simplex_strategy", 4)   # primal: added columns keep the basis primal feasible

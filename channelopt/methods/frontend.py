@@ -120,7 +120,16 @@ def solve(problem: Problem, solver: str | None = None, *, fallback: bool = True,
             result.timings = {"solve_s": time.perf_counter() - t0}
     result.time_s = time.perf_counter() - t0
     result.timings["total_s"] = result.time_s
+    return present(problem, result)
+
+
+def present(problem: Problem, result: Result) -> Result:
+    """The result as handed to the user: the problem's labels and utility kind attached, and the
+    outputs no input reaches dropped (`Result.drop_unused`) unless the problem fixed its outputs."""
     result.labels, result.kind = problem.labels, problem.utility.kind
+    result.output_size = problem.m
+    if not problem.output_fixed:
+        result.drop_unused()
     return result
 
 
@@ -518,7 +527,10 @@ def bayes_result(problem: Problem, q: np.ndarray, solved: PosteriorSolution, rea
     q, util = cleaned, problem.utility
     q, report, repaired = audited(problem, q, "the channel")
     objective = util.evaluate(problem, q)
-    bound, weak = clamp_bound(problem, util.from_gain(problem, solved.bound))
+    # the gain bound is a floating-point sum: valid up to its round-off, which is added so the
+    # bound reported is valid as a number (bayes-mse multiplies it by the prior variance)
+    gain_bound = solved.bound + ROUND_OFF * problem.d * max(1.0, abs(solved.bound))
+    bound, weak = clamp_bound(problem, util.from_gain(problem, gain_bound))
     gap = abs(objective - bound)
     certificate = Certificate("posterior-lp" if not reasons else "relaxation-bound", bound, util.sense, gap,
                               details=dict(solved.info))
@@ -531,7 +543,7 @@ def bayes_result(problem: Problem, q: np.ndarray, solved: PosteriorSolution, rea
         status, message = "local", (f"feasible channel within {gap:.3g} of a valid bound, not certified optimal: "
                                     + STOP_REASONS.get(stopped, f"the search stopped ({stopped})")
                                     + (f"; {weak}" if weak else ""))
-    elif not certified(objective, bound):
+    elif not certified(util.gain(problem, q), gain_bound):     # in gain units: free of the values' scale
         status, message = "local", (f"the audited channel is {gap:.3g} from the bound, more than {OPTIMAL_GAP:g} "
                                     "relative: not certified optimal" + (f"; {repaired}" if repaired else ""))
     else:
@@ -543,6 +555,11 @@ def bayes_result(problem: Problem, q: np.ndarray, solved: PosteriorSolution, rea
                   satisfied=report.satisfied, measures=report.measures, certificate=certificate,
                   solver="HIGHS" if not reasons else "SLSQP", method="posterior-lp" if not reasons else "local",
                   message=message)
+
+
+ROUND_OFF = 4 * float(np.finfo(float).eps)
+"""Per-symbol round-off allowance added to a posterior-LP gain bound (times d and the bound's
+magnitude), so that the reported bound is valid as computed in floating point."""
 
 
 STOP_REASONS = {
@@ -560,7 +577,7 @@ def clamp_bound(problem: Problem, bound: float) -> tuple[float, str]:
     """
     util = problem.utility
     if util.kind in ("bayes-mse", "histogram-mse") and bound < 0:
-        return 0.0, "the computed bound was below 0 (a search stopped early), so the trivial bound 0 is reported"
+        return 0.0, "the computed bound was below 0 (round-off, or a search stopped early), so the trivial bound 0 is reported"
     if util.kind == "mutual-information":
         top = 1.0 if util.normalized else float(entropy_rows(problem.prior))
         if bound > top:

@@ -227,10 +227,9 @@ def solve_highs(prog: Program, ipm: bool = False, highs=None, basis=None,
 
 def new_highs(ipm: bool = False):
     """A quiet HiGHS instance with the tolerances the re-audit needs."""
-    import highspy
+    from ..solvers import quiet_highs
 
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = quiet_highs()
     h.setOptionValue("primal_feasibility_tolerance", 1e-10)
     h.setOptionValue("dual_feasibility_tolerance", 1e-10)
     if ipm:

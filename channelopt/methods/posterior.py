@@ -29,6 +29,7 @@ from scipy.optimize import linprog
 from scipy.spatial import HalfspaceIntersection, QhullError
 
 from ..errors import ProblemError, SolverError
+from ..solvers import quiet_highs
 from .result import PosteriorSolution
 
 VERTEX_TOL = 1e-9
@@ -204,8 +205,7 @@ class Pricing:
         lp.a_matrix_.index_ = rows.indices
         lp.a_matrix_.value_ = rows.data
         lp.sense_ = highspy.ObjSense.kMaximize
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
+        h = quiet_highs()
         h.passModel(lp)
         self.h = h
 

@@ -134,8 +134,13 @@ class Result:
         the gap), "local" (feasible and audited, not proven optimal), "inaccurate" (the best
         channel found fails the re-audit or the cleaning), "infeasible" (no channel satisfies the
         notions together, with a proof) or "solver-failed".
-    channel : ndarray of shape (d, m) or None
-        q[x, y] = Pr(Y=y | X=x).
+    channel : ndarray of shape (d, k) or None
+        q[x, j] = Pr(Y = outputs[j] | X=x): the problem's m outputs less those no input reaches,
+        unless the problem fixed its outputs (`Problem.output_fixed`).
+    outputs : tuple of int or None
+        The output symbols the channel's columns stand for (None: all m, in order).
+    output_size : int
+        m, the problem's number of outputs (`full_channel` restores the dropped columns).
     objective : float or None
         The utility of the returned channel, recomputed from the channel.
     leakage, satisfied : dict
@@ -168,6 +173,8 @@ class Result:
     timings: dict = field(default_factory=dict)
     attempts: list = field(default_factory=list)
     message: str = ""
+    outputs: tuple | None = None
+    output_size: int = 0
     labels: tuple | None = field(default=None, repr=False, compare=False)
     """Input labels for display (not part of the JSON contract)."""
     kind: str = field(default="", repr=False, compare=False)
@@ -175,6 +182,41 @@ class Result:
 
     SUMMARY_MAX = 12
     """Channels larger than this (either side) are summarized in `summary` unless `full`."""
+
+    def drop_unused(self) -> None:
+        """Drop the channel's all-zero columns (outputs no input reaches), recording in `outputs`
+        which symbols the remaining columns stand for. The conditional distributions, and so the
+        leakage and the utility, are unchanged."""
+        if self.channel is None:
+            return
+        self.output_size = self.output_size or self.channel.shape[1]
+        used = self.channel.max(axis=0) > 0
+        if used.all():
+            return
+        kept = np.flatnonzero(used) if self.outputs is None else np.asarray(self.outputs)[used]
+        self.channel = np.ascontiguousarray(self.channel[:, used])
+        self.outputs = tuple(int(y) for y in kept)
+
+    @property
+    def full_channel(self) -> np.ndarray | None:
+        """The channel over all m outputs of the problem (dropped outputs as zero columns)."""
+        if self.channel is None or self.outputs is None:
+            return self.channel
+        q = np.zeros((self.channel.shape[0], self.output_size))
+        q[:, list(self.outputs)] = self.channel
+        return q
+
+    def _output_names(self) -> list[str]:
+        if self.outputs is not None:
+            return [f"y{y}" for y in self.outputs]
+        return [f"y{y}" for y in range(0 if self.channel is None else self.channel.shape[1])]
+
+    def _dropped_note(self) -> str:
+        if self.outputs is None:
+            return ""
+        k = self.output_size - len(self.outputs)
+        return (f"{k} of {self.output_size} outputs unused (no input reaches them) and dropped; columns are "
+                + ", ".join(self._output_names()) + " (set output.size or output.fixed = true to keep them)")
 
     def _labels(self) -> list[str]:
         d = 0 if self.channel is None else self.channel.shape[0]
@@ -189,15 +231,18 @@ class Result:
             out.append(f"objective: {self.objective:.10g}" + (f"  ({self.kind})" if self.kind else ""))
             q, labels = self.channel, self._labels()
             width = max(len(s) for s in labels)
+            if self.outputs is not None:
+                out.append(f"outputs:   {self._dropped_note()}")
             if full or max(q.shape) <= self.SUMMARY_MAX:
                 out.append("channel q[x][y] = Pr(Y=y | X=x):")
                 out += [f"  {lab:>{width}}  " + "  ".join(f"{v:.6f}" for v in row) for lab, row in zip(labels, q)]
             else:
                 out.append(f"channel q[x][y] = Pr(Y=y | X=x): {q.shape[0]} x {q.shape[1]}, "
                            "each row's largest entries (full matrix: --full, --channel-out or the JSON):")
+                names = self._output_names()
                 for lab, row in zip(labels, q):
                     top = np.argsort(-row, kind="stable")[:3]
-                    out.append(f"  {lab:>{width}}  " + "  ".join(f"y{y}: {row[y]:.6f}" for y in top if row[y] > 0))
+                    out.append(f"  {lab:>{width}}  " + "  ".join(f"{names[y]}: {row[y]:.6f}" for y in top if row[y] > 0))
             for k, v in self.leakage.items():
                 out.append(f"leakage {k}: {format_leakage(v)}  [{'ok' if self.satisfied.get(k) else 'VIOLATED'}]")
         c = self.certificate
@@ -218,7 +263,9 @@ class Result:
                  + (f" — {html.escape(self.message)}" if self.message else "") + "</p>"]
         if self.channel is not None:
             parts.append(f"<p><b>objective</b>: {self.objective:.10g} {html.escape(self.kind)}</p>")
-            head = "".join(f"<th>y{y}</th>" for y in range(self.channel.shape[1]))
+            if self.outputs is not None:
+                parts.append(f"<p><b>outputs</b>: {html.escape(self._dropped_note())}</p>")
+            head = "".join(f"<th>{y}</th>" for y in self._output_names())
             rows = "".join(f"<tr><th>{html.escape(lab)}</th>" + "".join(f"<td>{v:.6f}</td>" for v in row) + "</tr>"
                            for lab, row in zip(self._labels(), self.channel))
             parts.append(f"<table><tr><th>x \\ y</th>{head}</tr>{rows}</table>")
@@ -235,7 +282,7 @@ class Result:
         return "\n".join(parts)
 
     def to_frame(self):
-        """The channel as a pandas DataFrame (rows: input labels, columns: y0, y1, ...); needs pandas
+        """The channel as a pandas DataFrame (rows: input labels, columns: the outputs y0, y1, ...); needs pandas
         (`pip install channelopt[pandas]`)."""
         try:
             import pandas as pd
@@ -243,8 +290,7 @@ class Result:
             raise ImportError("Result.to_frame needs pandas: pip install 'channelopt[pandas]'") from None
         if self.channel is None:
             raise ValueError(f"no channel to show (status {self.status})")
-        return pd.DataFrame(self.channel, index=self._labels(),
-                            columns=[f"y{y}" for y in range(self.channel.shape[1])])
+        return pd.DataFrame(self.channel, index=self._labels(), columns=self._output_names())
 
     def plot(self, ax=None):
         """A heat map of the channel with the input labels; returns the matplotlib Axes."""
@@ -256,6 +302,8 @@ class Result:
             _, ax = plt.subplots(figsize=(1 + 0.4 * self.channel.shape[1], 1 + 0.4 * self.channel.shape[0]))
         im = ax.imshow(self.channel, vmin=0.0, vmax=1.0, cmap="viridis", aspect="auto")
         ax.set_yticks(range(self.channel.shape[0]), self._labels())
+        if self.outputs is not None:
+            ax.set_xticks(range(self.channel.shape[1]), self._output_names())
         ax.set_xlabel("output y")
         ax.set_ylabel("input x")
         ax.set_title(f"Pr(Y=y | X=x): {self.status}" + (f", {self.kind} {self.objective:.4g}" if self.kind else ""),
@@ -279,6 +327,9 @@ class Result:
             out["certificate"] = self.certificate.to_json()
         out.update({"solver": self.solver, "method": self.method, "time_s": self.time_s,
                     "timings": self.timings, "attempts": self.attempts, "measures": self.measures})
+        if self.outputs is not None:
+            out["outputs"] = list(self.outputs)
+            out["output_size"] = self.output_size
         if self.message:
             out["message"] = self.message
         return jsonable(out)
