@@ -1,4 +1,4 @@
-"""Docs that cannot drift: the README's shell examples are run and their output compared with
+"""Docs that cannot drift: the README's and the user guide's shell examples are run and their output compared with
 what the README shows (timings and round-off-sized gaps aside); every docs/ page the package
 and the docs point to exists, and nothing points outside the project."""
 
@@ -49,10 +49,17 @@ def normalized(lines):
 
 
 CASES = [(c, o) for c, o in shown_commands((ROOT / "README.md").read_text())]
+GUIDE = [(c, o) for c, o in shown_commands((ROOT / "docs" / "guide.md").read_text())]
 
 
 def test_the_readme_shows_outputs_to_check():
     assert sum(bool(o) for _, o in CASES) >= 2
+    assert sum(bool(o) for _, o in GUIDE) >= 4
+
+
+@pytest.mark.parametrize("cmd,expected", [(c, o) for c, o in GUIDE if o], ids=lambda v: v if isinstance(v, str) else "")
+def test_user_guide_example_output_is_what_the_guide_shows(cmd, expected, tmp_path):
+    test_readme_example_output_is_what_the_readme_shows(cmd, expected, tmp_path)
 
 
 @pytest.mark.parametrize("cmd,expected", [(c, o) for c, o in CASES if o or c.startswith("printf")],
