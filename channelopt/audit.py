@@ -6,10 +6,12 @@ the channel itself, never read back from a solver.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
+from .blas import one_thread
 from .problem import SUM_TOL, as_stochastic
 from .notions import AUDIT_TOL, NOTIONS, leakage_keys
 from . import measures as info
@@ -69,6 +71,36 @@ def measures(problem, q: np.ndarray) -> dict:
     return {**out, **{f"secret_{k}": v for k, v in info.all_measures(problem.secret, q).items()}}
 
 
+class Measures(Mapping):
+    """`measures(problem, q)` as a read-only mapping computed on first use: a solve whose caller
+    never reads the budget-free measures does not pay for them (at d = 256 they cost several
+    times the closed form itself). The channel is copied, so later changes to it do not leak in."""
+
+    def __init__(self, problem, q: np.ndarray):
+        self._args: tuple | None = (problem, np.array(q, dtype=float))
+        self._values: dict | None = None
+
+    def _computed(self) -> dict:
+        if self._values is None:
+            assert self._args is not None
+            with one_thread():
+                self._values = measures(*self._args)
+            self._args = None
+        return self._values
+
+    def __getitem__(self, key):
+        return self._computed()[key]
+
+    def __iter__(self):
+        return iter(self._computed())
+
+    def __len__(self) -> int:
+        return len(self._computed())
+
+    def __repr__(self) -> str:
+        return repr(self._computed())
+
+
 @dataclass(frozen=True)
 class Audit:
     """Leakage of one channel under the problem's notions, and whether each holds (`audit`).
@@ -87,7 +119,7 @@ class Audit:
 
     leakage: dict
     satisfied: dict
-    measures: dict
+    measures: Mapping
 
     @property
     def ok(self) -> bool:
@@ -123,8 +155,9 @@ def audit(problem, channel, tol: float = AUDIT_TOL, with_measures: bool = True) 
     """
     q = check_channel(problem, channel)
     leakage, satisfied = {}, {}
-    for key, notion in zip(leakage_keys(problem.privacy), problem.privacy):
-        leak = notion.leakage(problem, q)
-        leakage[key] = leak
-        satisfied[key] = notion.satisfied(leak, tol)
-    return Audit(leakage, satisfied, measures(problem, q) if with_measures else {})
+    with one_thread():
+        for key, notion in zip(leakage_keys(problem.privacy), problem.privacy):
+            leak = notion.leakage(problem, q)
+            leakage[key] = leak
+            satisfied[key] = notion.satisfied(leak, tol)
+    return Audit(leakage, satisfied, Measures(problem, q) if with_measures else {})

@@ -43,6 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from .audit import leakage_keys
+from .blas import one_thread
 from .errors import ChannelOptError, ProblemError
 from .notions.base import within
 from .problem import SUM_TOL, Problem
@@ -54,6 +55,8 @@ METHODS = ("critical-region", "solve")
 MAX_PATTERNS = 6000          # closed-form vertex candidates per user (LIP d <= 10, LDP d <= 12)
 PRIMAL_TOL = 1e-10           # |V_S^T w - P| and -w
 GAP_TOL = 1e-9               # certified relative gap of the region test
+ROUTE_TRIES = 4              # entries tried per user in the vectorized routing step
+SCAN_ROWS = 20_000           # (user, entry) pairs per batched region test when scanning the pool
 
 
 # --- input ------------------------------------------------------------------------------------
@@ -155,32 +158,49 @@ def _solve(A: np.ndarray, b: np.ndarray):
 
 
 def region_test(entry, rows, U, valid, Phi):
-    """Which users `rows` one pool entry (S: support patterns, T: tight patterns) certifies.
+    """Which users `rows` one pool entry (S: support patterns, T: tight patterns) certifies
+    (`region_test_rows` with the same entry for every row)."""
+    S, T = entry
+    return region_test_rows(rows, np.broadcast_to(S, (rows.size, len(S))), np.broadcast_to(T, (rows.size, len(T))),
+                            U, valid, Phi)
+
+
+def region_test_rows(rows, S, T, U, valid, Phi):
+    """Which users `rows` their entries certify: row i is tested against support patterns S[i]
+    and tight patterns T[i] (arrays (n, k) and (n, t): one entry per user, or the same for all).
 
     In u = post / P coordinates. Primal: w solves sum_j w_j u_{S_j} = 1 with w >= 0 (checked by
     its residual, a relative error per row of q). Dual: nu (= mu * P) solves nu.u = phi(v) on T
     (least squares; the check below does not trust it); then
     bound = sum(nu) + max_v (phi(v) - nu.u_v) over the user's valid vertices is an upper bound on
     the gain of every channel (weak duality); certified when bound - w.phi_S <= GAP_TOL (relative).
-    Returns (certified rows, their w (n, |S|), gain, bound).
+    Returns (positions in `rows` of the certified users, their S (n, k), their w (n, k), gain, bound).
     """
-    S, T = entry
-    rows = rows[valid[rows[:, None], S[None, :]].all(axis=1)]
-    US = U[rows[:, None], S[None, :]]                                    # (n, k, d)
+    pos = np.flatnonzero(valid[rows[:, None], S].all(axis=1))
+    rows, S, T = rows[pos], S[pos], T[pos]
+    US = U[rows[:, None], S]                                             # (n, k, d)
     ones = np.ones((rows.size, U.shape[2]))
     w, ok = _solve(np.swapaxes(US, 1, 2), ones)
     resid = np.abs(np.einsum("nkd,nk->nd", US, w) - 1.0).max(axis=1)
     primal = ok & (w.min(axis=1) >= -PRIMAL_TOL) & (resid <= PRIMAL_TOL)
-    rows, w = rows[primal], np.clip(w[primal], 0.0, None)
+    pos, rows, S, T, w = pos[primal], rows[primal], S[primal], T[primal], np.clip(w[primal], 0.0, None)
     if not rows.size:
-        return rows, w, np.zeros(0), np.zeros(0)
-    nu, ok = _solve(U[rows[:, None], T[None, :]], Phi[rows[:, None], T[None, :]])
-    rows, w, nu = rows[ok], w[ok], nu[ok]
+        return pos, S, w, np.zeros(0), np.zeros(0)
+    nu, ok = _solve(U[rows[:, None], T], Phi[rows[:, None], T])
+    pos, rows, S, w, nu = pos[ok], rows[ok], S[ok], w[ok], nu[ok]
     slack = np.where(valid[rows], Phi[rows] - np.einsum("nvd,nd->nv", U[rows], nu), -np.inf)
     bound = nu.sum(axis=1) + slack.max(axis=1)
-    gain = np.einsum("nk,nk->n", w, Phi[rows[:, None], S[None, :]])
+    gain = np.einsum("nk,nk->n", w, Phi[rows[:, None], S])
     ok = bound - gain <= GAP_TOL * np.maximum(1.0, np.abs(gain))
-    return rows[ok], w[ok], gain[ok], bound[ok]
+    return pos[ok], S[ok], w[ok], gain[ok], bound[ok]
+
+
+def route_keys(P: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """A key per user (rows of a uint8 array) that users sharing an optimal basis tend to share:
+    the order of the prior's masses and which candidate patterns are vertices (which caps of the
+    posterior box bind). Only a routing hint: the region test certifies every routed user."""
+    order = np.argsort(P, axis=1, kind="stable").astype(np.uint8)
+    return np.ascontiguousarray(np.hstack([order, np.packbits(valid, axis=1)]))
 
 
 def new_entry(U_u, valid_u, Phi_u, P_u):
@@ -207,14 +227,20 @@ def new_entry(U_u, valid_u, Phi_u, P_u):
 _POOLS: dict = {}  # per worker process: pools of entries by template, reused across chunks
 
 
-def _pool_for(template: Problem) -> list:
+def _pool_for(template: Problem) -> tuple[list, dict]:
+    """The worker's (pool of [entry, hits], routes: route key bytes -> pool item) for a template."""
     key = (repr(template.privacy[0].to_table()), template.d, template.m, template.utility,
            template.values.tobytes())
-    return _POOLS.setdefault(key, [])
+    return _POOLS.setdefault(key, ([], {}))
 
 
 def critical_region_chunk(template: Problem, P: np.ndarray):
     """A chunk of users through the pool of optimal bases (new bases found on the way).
+
+    First a vectorized routing step: every user whose route key (`route_keys`) already led to an
+    entry is tested against that one entry, all such users in one batched region test per entry
+    shape. The users it does not certify go through the pool entry by entry, then get their own
+    LP; the entries that certify them become their keys' routes.
 
     Returns (certified mask, q (N, d, m), gain, bound); users not certified are left for `solve`.
     """
@@ -222,44 +248,101 @@ def critical_region_chunk(template: Problem, P: np.ndarray):
     m = template.m
     U, valid = candidate_vertices(template.privacy[0], P)
     Phi = phi_batch(template, U * P[:, None, :])
-    pool = _pool_for(template)
+    pool, routes = _pool_for(template)
     q = np.zeros((N, d, m))
     gain, bound = np.full(N, np.nan), np.full(N, np.nan)
     done = np.zeros(N, dtype=bool)
     left = np.zeros(N, dtype=bool)   # to `solve`: their own basis did not certify them
+    raw = route_keys(P, valid)
+    keys, inverse = np.unique(raw.view(np.dtype((np.void, raw.shape[1]))).ravel(), return_inverse=True)
+    inverse = inverse.reshape(-1)
+    key_bytes = [k.tobytes() for k in keys]
 
-    def apply(entry, rows):
-        S = entry[0]
+    def record(hit, S, w, g, b, item=None):
+        pieces = U[hit[:, None], S] * w[:, :, None]                        # q[x, j] = w_j u_j[x]
+        q[hit, :, :S.shape[1]] = np.swapaxes(pieces, 1, 2)
+        gain[hit], bound[hit] = g, b
+        done[hit] = True
+        if item is not None:
+            for k in np.unique(inverse[hit]):
+                tried = routes.setdefault(key_bytes[k], [])
+                if not any(it is item for it in tried):
+                    tried.append(item)
+
+    # the routing step: each user is tested against its key's r-th entry, all users of a round
+    # in one batched region test per entry shape (|S|, |T|)
+    for r in range(ROUTE_TRIES):
+        cand = [routes[k][r] if k in routes and len(routes[k]) > r and len(routes[k][r][0][0]) <= m else None
+                for k in key_bytes]
+        shapes: dict = {}
+        for k, it in enumerate(cand):
+            if it is not None:
+                shapes.setdefault((len(it[0][0]), len(it[0][1])), []).append(k)
+        if not shapes:
+            break
+        for ks in shapes.values():
+            rows = np.flatnonzero(np.isin(inverse, ks) & ~done)
+            if not rows.size:
+                continue
+            S_key = np.zeros((len(keys), len(cand[ks[0]][0][0])), dtype=int)
+            T_key = np.zeros((len(keys), len(cand[ks[0]][0][1])), dtype=int)
+            for k in ks:
+                S_key[k], T_key[k] = cand[k][0]
+            pos, S, w, g, b = region_test_rows(rows, S_key[inverse[rows]], T_key[inverse[rows]], U, valid, Phi)
+            hit = rows[pos]
+            if hit.size:
+                record(hit, S, w, g, b)
+                for k, c in zip(*np.unique(inverse[hit], return_counts=True)):
+                    cand[k][1] += int(c)
+
+    def apply(item, rows):
+        S, T = item[0]
         if len(S) > m:  # the certified optimum needs more outputs than the template allows
             return 0
-        hit, w, g, b = region_test(entry, rows, U, valid, Phi)
-        if hit.size:
-            pieces = U[hit[:, None], S[None, :]] * w[:, :, None]          # q[x, j] = w_j u_j[x]
-            q[hit, :, :len(S)] = np.swapaxes(pieces, 1, 2)
-            gain[hit], bound[hit] = g, b
-            done[hit] = True
-        return hit.size
+        pos, S_hit, w, g, b = region_test(item[0], rows, U, valid, Phi)
+        if pos.size:
+            record(rows[pos], S_hit, w, g, b, item)
+        return pos.size
 
-    for item in sorted(pool, key=lambda it: -it[1]):
+    # the users no route certified: every pool entry at once (all pairs, in blocks), the first
+    # entry that certifies a user taken for it
+    shapes = {}
+    for it in pool:
+        if len(it[0][0]) <= m:
+            shapes.setdefault((len(it[0][0]), len(it[0][1])), []).append(it)
+    for group in shapes.values():
         rest = np.flatnonzero(~done)
         if not rest.size:
             break
-        item[1] += apply(item[0], rest)
+        S_all = np.array([it[0][0] for it in group])
+        T_all = np.array([it[0][1] for it in group])
+        per_block = max(1, SCAN_ROWS // len(group))
+        for start in range(0, rest.size, per_block):
+            users = rest[start:start + per_block]
+            rows = np.repeat(users, len(group))
+            which = np.tile(np.arange(len(group)), users.size)
+            pos, S, w, g, b = region_test_rows(rows, S_all[which], T_all[which], U, valid, Phi)
+            first = np.unique(rows[pos], return_index=True)[1]        # each user's first certifying entry
+            for j in np.unique(which[pos[first]]):
+                sel = first[which[pos[first]] == j]
+                record(rows[pos[sel]], S[sel], w[sel], g[sel], b[sel], group[j])
+                group[j][1] += sel.size
+
     while True:
         rest = np.flatnonzero(~done & ~left)
         if not rest.size:
             break
         u = rest[0]
         try:
-            entry = new_entry(U[u], valid[u], Phi[u], P[u])
+            item = [new_entry(U[u], valid[u], Phi[u], P[u]), 0]
         except ChannelOptError:  # the user's own LP failed: `solve` reports it
             left[u] = True
             continue
-        hits = apply(entry, rest)
+        item[1] = apply(item, rest)
         if not done[u]:
             left[u] = True
-        if hits:
-            pool.append([entry, hits])
+        if item[1]:
+            pool.append(item)
     return done, q, gain, bound
 
 
@@ -284,7 +367,13 @@ def objective_batch(template: Problem, P: np.ndarray, q: np.ndarray) -> np.ndarr
 # --- driver -------------------------------------------------------------------------------------
 
 def process_chunk(template: Problem, P: np.ndarray) -> dict:
-    """All results for one chunk of users (the unit of parallel work)."""
+    """All results for one chunk of users (the unit of parallel work), with one BLAS thread (its
+    products are batches of d x d systems: threads cost more than they save)."""
+    with one_thread():
+        return _process_chunk(template, P)
+
+
+def _process_chunk(template: Problem, P: np.ndarray) -> dict:
     N, d = P.shape
     m, k = template.m, len(template.privacy)
     out = {"channel": np.zeros((N, d, m)), "objective": np.full(N, np.nan), "bound": np.full(N, np.nan),

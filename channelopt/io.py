@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import math
+from collections.abc import Mapping
 import os
 import tempfile
 import tomllib
@@ -279,7 +280,7 @@ def check_writable(path, key: str, directory: bool = False) -> Path:
 def jsonable(v):
     """v with NumPy scalars and arrays as plain Python values, +-inf as "Infinity" / "-Infinity"
     and NaN as null (the JSON contract, docs/cli.md)."""
-    if isinstance(v, dict):
+    if isinstance(v, Mapping):
         return {k: jsonable(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
         return [jsonable(x) for x in v]

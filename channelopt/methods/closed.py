@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..audit import audit
+from ..audit import Measures, audit
 from ..problem import Problem
 from .result import Certificate, Result
 
@@ -95,9 +95,8 @@ def closed_form_result(problem: Problem, with_measures: bool = True) -> Result |
         objective = problem.utility.evaluate(problem, q)
         if not certified(objective, bound):
             continue
-        if with_measures:
-            report = audit(problem, q)
         return Result(status="optimal", channel=q, objective=objective, leakage=report.leakage,
-                      satisfied=report.satisfied, measures=report.measures, solver=name, method="closed-form",
+                      satisfied=report.satisfied, measures=Measures(problem, q) if with_measures else {},
+                      solver=name, method="closed-form",
                       certificate=Certificate(how, bound, "min", abs(objective - bound), details=details))
     return None

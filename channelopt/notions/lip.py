@@ -102,11 +102,12 @@ def lift_extremes(joint: Joint, q: np.ndarray) -> tuple[float, float]:
     used = (lam > 0) | (cond.max(axis=0) > 0)
     if not used.any():
         return 0.0, 0.0
-    cond, lam = cond[:, used], np.broadcast_to(lam[used], cond[:, used].shape)
     with np.errstate(divide="ignore", invalid="ignore"):
-        log_lift = np.log(cond) - np.log(lam)
-    log_lift = np.where((cond == 0) & (lam == 0), 0.0, log_lift)
-    return max(0.0, float(-log_lift.min())), max(0.0, float(log_lift.max()))  # 0.0 first: never -0.0
+        lift = cond[:, used] / lam[used]               # one division per entry; logs of the extremes only
+    lift[np.isnan(lift)] = 1.0                         # 0 / 0: an output this secret and Y never take
+    with np.errstate(divide="ignore"):
+        lo, hi = float(np.log(lift.min())), float(np.log(lift.max()))
+    return max(0.0, -lo), max(0.0, hi)                 # 0.0 first: never -0.0
 
 
 @dataclass(frozen=True)
@@ -167,18 +168,20 @@ class LIP(Notion):
         e = np.exp(self.epsilon)
         lo, hi = np.full_like(P, 1.0 / e), np.minimum(e, 1.0 / P)
         bits = bit_patterns(d - 1)
-        Us, oks = [], []
+        B = bits.shape[0]
+        free = np.repeat(np.arange(d), B)                    # vertex j has coordinate free[j] free
+        at_hi = np.zeros((d * B, d), dtype=bool)             # the others at hi where set, else at lo
         for i in range(d):
-            others = np.delete(np.arange(d), i)
-            rest = np.where(bits[None, :, :], hi[:, None, others], lo[:, None, others])
-            ui = (1.0 - np.einsum("nbk,nk->nb", rest, P[:, others])) / P[:, i:i + 1]
-            ok = (ui >= lo[:, i:i + 1] * (1 - 1e-12)) & (ui <= hi[:, i:i + 1] * (1 + 1e-12))
-            U = np.empty(rest.shape[:2] + (d,))
-            U[:, :, others] = rest
-            U[:, :, i] = np.clip(ui, lo[:, i:i + 1], hi[:, i:i + 1])
-            Us.append(U)
-            oks.append(ok)
-        return np.concatenate(Us, axis=1), np.concatenate(oks, axis=1)
+            at_hi[i * B:(i + 1) * B, np.delete(np.arange(d), i)] = bits
+        U = np.where(at_hi[None], hi[:, None, :], lo[:, None, :])
+        others = 1.0 - np.eye(d)[free]                       # (dB, d): 1 on the fixed coordinates
+        # P . u over the fixed coordinates, for every vertex of every prior: two products
+        mass = ((hi - lo) * P) @ at_hi.T.astype(float) + (lo * P) @ others.T
+        ui = (1.0 - mass) / P[:, free]
+        lo_f, hi_f = lo[:, free], hi[:, free]
+        ok = (ui >= lo_f * (1 - 1e-12)) & (ui <= hi_f * (1 + 1e-12))
+        U[:, np.arange(d * B), free] = np.clip(ui, lo_f, hi_f)
+        return U, ok
 
     def batch_leakage(self, P, q):
         """Only for G = X (the batch templates); the largest |log lift| per channel."""
