@@ -53,6 +53,11 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--worst", action="store_true",
                    help="with --out: also write each worst counterexample as <id>-worst.toml plus the claimed "
                         "channel as <id>-claimed.csv (reproduce with channelopt audit / solve)")
+    v.add_argument("--samples", type=int, default=None,
+                   help="seeded random cases per claim (default: 1000, or 12 with --quick; 0: the grid only)")
+    v.add_argument("--seed", type=int, default=0, help="seed of the random cases (default 0)")
+    v.add_argument("--jobs", type=int, default=1, help="worker processes over claims (default 1)")
+    v.add_argument("--errata", help="write the errata (one section per paper, for its authors) to this Markdown file")
     v.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar on stderr (default: when stderr is a terminal)")
     t = sub.add_parser("theorems", help="list the registered closed forms with their citations")
@@ -201,16 +206,26 @@ def _verify(args) -> int:
 
     from .theorems import get, registry, verify
 
+    from .io import check_writable, write_atomic
+    from .sweep import MAX_JOBS
+
     if args.worst and not args.out:
         raise ProblemError("--worst writes files: give --out DIR")
+    if args.samples is not None and not 0 <= args.samples <= 100_000:
+        raise ProblemError(f"--samples must be an integer from 0 to 100000, got {args.samples}")
+    if not 1 <= args.jobs <= MAX_JOBS:
+        raise ProblemError(f"--jobs must be an integer from 1 to {MAX_JOBS}, got {args.jobs}")
     if args.out:
-        from .io import check_writable
-
         check_writable(args.out, "--out", directory=True)
+    if args.errata:
+        check_writable(args.errata, "--errata")
     theorems = [get(t) for t in args.theorem] if args.theorem else list(registry().values())
-    reports = verify.run(theorems, quick=args.quick, progress=_progress(args.progress) and not args.json)
+    reports = verify.run(theorems, quick=args.quick, progress=_progress(args.progress) and not args.json,
+                         samples=args.samples, n_jobs=args.jobs, seed=args.seed)
     if args.out:
         verify.write(reports, Path(args.out), args.quick)
+    if args.errata:
+        write_atomic(Path(args.errata), verify.errata(reports, args.quick, args.samples, args.seed))
     reproduce = []
     if args.worst:
         for r in reports:
@@ -225,6 +240,9 @@ def _verify(args) -> int:
         for r in reports:
             if r.condition_found:
                 print(f"{r.theorem.id}: condition found: {r.condition_found}")
+            region = r.region()
+            if region and r.klass != "holds-under-condition":
+                print(f"{r.theorem.id}: fails where {region}")
         for line in reproduce:
             print("reproduce " + line)
     return 1 if any(r.errors for r in reports) else 0

@@ -119,23 +119,23 @@ def audit_bars(problem, channel, ax=None):
 
 
 def verify_map(report, ax=None):
-    """A theorem's verdict over its grid of cases (`theorems.verify.Report`): one square per cell,
-    coloured by the worst outcome there. Returns the Axes."""
+    """A theorem's verdict over its cases (`theorems.verify.Report`: the grid and the random cases):
+    one square per distinct point, coloured by the worst outcome there. Returns the Axes."""
     from .theorems.verify import ORDER
 
     th = report.theorem
     cells: dict = {}
-    for o in report.outcomes:
+    for o in report.judged:                     # the grid and the random cases
         xy = th.coords(o.inputs)
         if ORDER[o.kind] >= ORDER[cells.get(xy, "holds")]:
             cells[xy] = o.kind
     ax = _axes(ax)
     for kind, c in VERDICT_COLORS.items():
         pts = np.array([xy for xy, k in cells.items() if k == kind]).reshape(-1, 2)
-        ax.scatter(pts[:, 0], pts[:, 1], c=c, s=50, label=kind, marker="s")
+        ax.scatter(pts[:, 0], pts[:, 1], c=c, s=50 if len(cells) < 200 else 12, label=kind, marker="s")
     xs = [xy[0] for xy in cells]
     if xs and min(xs) > 0 and max(xs) / min(xs) > 50:
         ax.set_xscale("log")
-    ax.set(xlabel=th.axes[0], ylabel=th.axes[1], title=f"{th.id}: {report.verdict}")
+    ax.set(xlabel=th.axes[0], ylabel=th.axes[1], title=f"{th.id}: {report.klass}")
     ax.legend(fontsize=8)
     return ax

@@ -22,7 +22,8 @@ def _hamming_ldp(inputs):
 
 
 def _run(th):
-    return verify.run([th], quick=True, progress=False)[0]
+    """The quick grid only (these claims' closed forms are stated for the grid's uniform priors)."""
+    return verify.run([th], quick=True, progress=False, samples=0)[0]
 
 
 @pytest.mark.parametrize("tid", ["ldp-grr-hamming", "idldp-oue", "cns-prop4"])
@@ -170,3 +171,145 @@ def test_problem_files_round_trip_through_the_writer(problems_dir):
     custom = co.Problem(prior=[0.5, 0.5], privacy=[co.IDLDP(epsilons=[1.0, 2.0], combine=lambda a, b: a + b)])
     with pytest.raises(co.ProblemError, match="custom combine"):
         problem_to_toml(custom)
+
+
+# --- verdict classes, random cases, regions (the classification engine, on claims registered here) ---
+
+from channelopt.closed_forms import rr_lip  # noqa: E402
+from channelopt.theorems.check import VERIFY_TOL, value_claim  # noqa: E402
+
+PRIOR_EPS = lambda quick: [{"prior": list(P), "epsilon": e}   # noqa: E731
+                           for P in ([0.5, 0.5], [0.3, 0.7], [0.1, 0.9], [0.2, 0.3, 0.5], [0.05, 0.15, 0.8])
+                           for e in (0.3, 1.0, 2.5)]
+
+
+def _lip_mse(i):
+    return co.Problem(prior=i["prior"], privacy=[co.LIP(i["epsilon"])], utility=co.Bayes("bayes-mse"))
+
+
+def _rr_lip_is_lip(i):
+    """RR-LIP is eps-LIP exactly when P_min >= 1/(e^eps + 1) (its largest lift is 1/P_m - (1/P_m - 1)/e^eps)."""
+    return channel_claim(i, _lip_mse(i), rr_lip(i["prior"], i["epsilon"]))
+
+
+def _judge(th, samples=60):
+    return verify.judge(th, quick=True, samples=samples, seed=3)
+
+
+def test_a_claim_true_exactly_under_a_condition_is_holds_under_condition_with_necessity():
+    exact = ("P_min >= 1/(e^eps + 1)", lambda i: min(i["prior"]) >= 1 / (math.exp(i["epsilon"]) + 1) - 1e-12)
+    th = Theorem("test-rr", "test", "RR-LIP is optimal", PRIOR_EPS, _rr_lip_is_lip, candidates=(exact,))
+    rep = _judge(th)
+    assert rep.random and rep.verdict == "infeasible-somewhere"
+    assert rep.klass == "holds-under-condition"
+    cond = rep.condition()
+    assert cond["text"] == exact[0] and cond["sufficient"] and cond["necessary"]
+    # necessity checked case by case: every judged case outside the condition fails
+    assert all(o.kind != "holds" for o in rep.judged if not exact[1](o.inputs))
+    assert "necessary too" in rep.condition_found
+
+
+def test_a_stricter_condition_than_the_true_one_is_reported_as_sufficient_only():
+    strict = ("P_min >= 2/(e^eps + 1)", lambda i: min(i["prior"]) >= 2 / (math.exp(i["epsilon"]) + 1))
+    th = Theorem("test-rr-strict", "test", "RR-LIP is optimal", PRIOR_EPS, _rr_lip_is_lip, candidates=(strict,))
+    rep = _judge(th)
+    cond = rep.condition()
+    assert rep.klass == "holds-under-condition" and cond["sufficient"] and not cond["necessary"]
+    assert cond["holding_outside"] > 0 and "sufficient only" in rep.condition_found
+
+
+def _grr_ldp_leakage(i):
+    d = len(i["prior"])
+    return float(co.audit(_hamming_ldp(i), grr(d, i["epsilon"])).measures["ldp"])
+
+
+def test_a_lost_logarithm_is_presentation_with_the_repaired_form_holding():
+    # printed: "GRR's LDP leakage is e^eps" (the log lost); true: eps
+    th = Theorem("test-lost-log", "test", "the LDP leakage of GRR is e^eps", GRR_CASES,
+                 lambda i: value_claim(i, math.exp(i["epsilon"]), _grr_ldp_leakage(i)),
+                 corrected=lambda i: value_claim(i, i["epsilon"], _grr_ldp_leakage(i)),
+                 correction="typo: the leakage is eps (the log was lost)")
+    rep = _judge(th, samples=30)
+    assert rep.verdict != "holds" and rep.klass == "presentation"
+    assert rep.corrected and all(o.kind == "holds" for o in rep.corrected)
+    assert rep.to_json()["correction"]["holds"] is True
+
+
+def test_a_table_of_rounded_optima_is_presentation():
+    # a table printing the optimal uniform-prior LDP Hamming error rounded to two decimals
+    def true_error(i):
+        return co.solve(_hamming_ldp(i), solver="HIGHS").objective
+
+    def printed(i):
+        return round(true_error(i), 2)
+
+    def at_printed_precision(i):
+        t = true_error(i)
+        o = value_claim(i, printed(i), t)
+        o.kind = "holds" if abs(printed(i) - t) <= 0.005 + 1e-12 else "infeasible"
+        return o
+
+    th = Theorem("test-rounded", "test", "Table: optimal errors", GRR_CASES,
+                 lambda i: value_claim(i, printed(i), true_error(i)), corrected=at_printed_precision,
+                 correction="rounding: two decimals")
+    rep = _judge(th, samples=20)
+    assert any(o.kind != "holds" for o in rep.outcomes)   # at 1e-6 the rounded values fail
+    assert all(o.gap <= 0.005 + 1e-12 for o in rep.judged)
+    assert rep.klass == "presentation"
+
+
+def test_a_wrong_claim_without_repair_or_condition_keeps_its_failure_class_and_rate():
+    wrong = Theorem("test-grr-2eps", "test", "GRR(2 eps) is eps-LDP", GRR_CASES,
+                    lambda i: channel_claim(i, _hamming_ldp(i), grr(len(i["prior"]), 2 * i["epsilon"])))
+    rep = _judge(wrong, samples=50)
+    assert rep.klass == "infeasible-somewhere"
+    rate = rep.failure_rate()
+    # GRR(2 eps) leaks 2 eps > eps at every prior: every random case fails
+    assert rate["cases"] == 50 and rate["failures"] == 50
+    assert rate["ci95"][0] > 0.92 and rate["ci95"][1] == 1.0
+    assert rep.region().startswith("fails on every one")
+
+
+def test_region_finds_the_budget_threshold_of_a_claim_that_fails_above_it():
+    from channelopt.theorems.check import bound_claim
+
+    def check(i):   # "GRR built for min(eps, 2 eps - 1) ... leaks at most eps": false exactly when eps > 1
+        built = i["epsilon"] if i["epsilon"] <= 1 else 2 * i["epsilon"]
+        leak = float(co.audit(_hamming_ldp(i), grr(len(i["prior"]), built)).measures["ldp"])
+        return bound_claim(i, leak, i["epsilon"])
+    th = Theorem("test-region", "test", "", GRR_CASES, check)
+    rep = _judge(th, samples=80)
+    region = rep.region()
+    assert region.startswith("epsilon > ") and "100% of the" in region and ", 0% of the" in region
+    threshold = float(region.split()[2].rstrip(":"))
+    assert 0.3 <= threshold <= 1.0 + 1e-9
+    # random cases redraw the prior and the budget over the grid's range
+    eps = [o.inputs["epsilon"] for o in rep.random]
+    assert min(eps) >= 0.3 - 1e-12 and max(eps) <= 2.5 + 1e-12 and len(set(eps)) == len(eps)
+    assert any(len(set(o.inputs["prior"])) > 1 for o in rep.random)
+
+
+def test_random_cases_are_seeded_and_respect_the_stated_conditions():
+    th = get("ldp-grr-hamming")
+    a, b = verify.judge(th, quick=True, samples=10, seed=1), verify.judge(th, quick=True, samples=10, seed=1)
+    assert [o.inputs for o in a.random] == [o.inputs for o in b.random]
+    assert all(np.ptp(o.inputs["prior"]) == 0 for o in a.random)     # uniform, as the claim states
+    c = verify.judge(th, quick=True, samples=10, seed=2)
+    assert [o.inputs for o in a.random] != [o.inputs for o in c.random]
+
+
+def test_cli_errata_and_bad_verify_arguments(tmp_path, capsys):
+    out = tmp_path / "ERRATA.md"
+    assert main(["verify", "--quick", "--samples", "5", "--theorem", "tdsc-thm3", "--theorem", "calip-ex1",
+                 "--theorem", "cns-prop4", "--errata", str(out)]) == 0
+    text = out.read_text()
+    assert "## LIP-TDSC" in text and "## CA-LIP" in text and "## LIP-CNS" in text
+    assert "holds-under-condition" in text and "presentation" in text
+    assert "channelopt verify --theorem tdsc-thm3 --worst --out tdsc-thm3/" in text
+    assert "LIP-CNS Proposition 4 (cns-prop4)" in text          # claims that hold are listed with their cases
+    capsys.readouterr()
+    for args, needle in ((["--samples", "-1"], "--samples"), (["--jobs", "0"], "--jobs")):
+        with pytest.raises(SystemExit) as e:
+            raise SystemExit(main(["verify", "--quick", *args]))
+        assert e.value.code == 2
+        assert needle in capsys.readouterr().err

@@ -145,7 +145,7 @@ def test_plot_helpers_return_axes_with_the_expected_artists(problems_dir):
     assert len(ax.collections) == 1   # the lip budget line
     rep = verify.run([get("tdsc-thm3")], quick=True, progress=False)[0]
     ax = plots.verify_map(rep)
-    assert ax.get_xlabel() == rep.theorem.axes[0] and rep.verdict in ax.get_title()
+    assert ax.get_xlabel() == rep.theorem.axes[0] and rep.klass in ax.get_title()
     assert sum(len(c.get_offsets()) for c in ax.collections) > 0
 
 

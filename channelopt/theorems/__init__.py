@@ -63,6 +63,16 @@ class Theorem:
         Two numeric input names and how to compute them, for the holds/fails map.
     candidates : tuple of (str, callable)
         Conditions tried as `condition_found` where the claim fails.
+    corrected : callable, optional
+        corrected(inputs) -> Outcome: the check of the statement with a presentation error
+        repaired (a typo-level slip: a lost logarithm, a swapped sign; or a rounding), so that
+        `verify` can class the claim `presentation` when the repaired statement holds.
+    correction : str
+        The repaired statement and what kind of slip it repairs ("typo: ...", "rounding: ...").
+    sample : callable, optional
+        sample(rng, n) -> list of input dicts drawn at random; default `verify.random_cases`,
+        which redraws the prior (Dirichlet, several concentrations) and the budget (log-uniform
+        over the grid's range) of random grid cases.
     """
 
     id: str
@@ -77,6 +87,9 @@ class Theorem:
     coords: Callable[[dict], tuple] | None = None
     candidates: tuple = field(default=())
     """(text, predicate) conditions tried as `condition_found` when the theorem fails."""
+    corrected: Callable[[dict], Outcome] | None = None
+    correction: str = ""
+    sample: Callable[[Any, int], list] | None = None
 
     def describe(self) -> dict:
         ref = reference_for(self.citation)

@@ -225,8 +225,9 @@ def _cor7(inputs):
     """CA-LIP Cor 7: with probability >= 1 - beta the discrepancy |L(M(P^), P^) - L(M(P^), P)| of a
     mechanism designed on the empirical prior P^ (here RR-LIP, Eq 19) is at most
     eta = ln(1 + Dbar / (2c)), Dbar = sqrt(2/n (|X| - ln beta)), c = min(P^_min, P_min). Monte-Carlo
-    with 2,000 seeded draws of P^ (draws with an unseen symbol count as failures); the claim fails if
-    the failure rate exceeds beta by more than 3 standard errors."""
+    with 2,000 seeded draws of P^; a draw with an unseen symbol has c = 0, so eta is infinite and the
+    bound holds there (vacuously); the claim fails if the failure rate exceeds beta by more than 3
+    standard errors."""
     from .lip_tdsc import rr_lip
     P, n, beta, eps = np.asarray(inputs["prior"]), inputs["samples"], inputs["beta"], inputs["epsilon"]
     rng = np.random.default_rng(7)
@@ -234,8 +235,7 @@ def _cor7(inputs):
     fails, draws = 0, 2000
     for _ in range(draws):
         Ph = rng.multinomial(n, P) / n
-        if np.any(Ph == 0):
-            fails += 1
+        if np.any(Ph == 0):                      # c = 0: eta = +inf, the bound holds
             continue
         q = rr_lip(Ph, eps)                      # all entries > 0: the LIP leakage is max |ln q / lambda|
         lip = lambda prior, q=q: float(np.abs(np.log(q) - np.log(prior @ q)).max())     # noqa: E731
@@ -278,17 +278,27 @@ def _ex1_cases(quick: bool) -> list[dict]:
     return [{"P": P, "q": q, "measure": m} for P in (0.5, 0.2) for q in qs for m in ("ldp", "lip", "mil", "mip")]
 
 
-def _ex1(inputs):
+def _ex1(inputs, printed=example1):
     from ..audit import measures
     from ..problem import Problem
     from ..notions import LDP
     P, q = inputs["P"], inputs["q"]
     ch = np.array([[1 - q, q], [q, 1 - q]])
     exact = measures(Problem(prior=[1 - P, P], privacy=[LDP(50.0)]), ch)[inputs["measure"]]
-    claimed = example1(P, q)[inputs["measure"]]
+    claimed = printed(P, q)[inputs["measure"]]
     o = value_claim(inputs, claimed, float(exact))
     o.kind = "holds" if abs(claimed - exact) <= VERIFY_TOL * max(1.0, abs(exact)) else "infeasible"
     return o
+
+
+def _ex1_repaired(P: float, q: float) -> dict:
+    """Example 1 with L_LIP repaired: the log of the largest of the printed ratios Pr(y)/Pr(y|x)
+    and their inverses (the printed expression lost the log and the inverse ratios)."""
+    out = example1(P, q)
+    y1 = P * (1 - q) + (1 - P) * q
+    ratios = np.array([y1 / q, y1 / (1 - q), (1 - y1) / q, (1 - y1) / (1 - q)])
+    out["lip"] = float(np.log(max(ratios.max(), (1 / ratios).max())))
+    return out
 
 
 # ---- continuous-valued mechanisms (§IV-C) ------------------------------------------------------
@@ -478,6 +488,11 @@ THEOREMS = [
             "eps-LIP", _thm6_cases, _thm6),
     Theorem("calip-ex1", f"{CITE} Example 1", "leakages of the binary symmetric channel: L_LDP, L_LIP, L_MIL, L_MIP "
             "as printed", _ex1_cases, _ex1,
+            corrected=lambda i: _ex1(i, _ex1_repaired),
+            sample=lambda rng, n: [{"P": float(rng.uniform(0.02, 0.98)), "q": float(rng.uniform(0.005, 0.495)),
+                                    "measure": ("ldp", "lip", "mil", "mip")[rng.integers(4)]} for _ in range(n)],
+            correction="typo: L_LIP = log max over y, x of max(Pr(y)/Pr(y|x), Pr(y|x)/Pr(y)); the printed L_LIP "
+                       "lost the log and the inverse ratios",
             candidates=(("the measure is not LIP (L_LIP is printed without the log and the inverse ratios)",
                          lambda i: i["measure"] != "lip"),)),
 ]

@@ -72,7 +72,7 @@ def _grr(inputs):
                          grr(d, inputs["epsilon"]))
 
 
-_RR = ("e^eps - (1 - P_m) <= P_m e^(2 eps) for both symbols", rr_condition)
+_RR = ("min(P1, 1 - P1) >= 1/(e^eps + 1) (equivalently e^eps - (1 - P_m) <= P_m e^(2 eps) for both symbols)", rr_condition)
 
 # ---- centralized information privacy (§IV-D) ---------------------------------------------------
 
@@ -154,7 +154,7 @@ def _ex1_cases(quick: bool) -> list[dict]:
             for c in ("E_LDP", "Opt-LDP parameters")]
 
 
-def _ex1(inputs):
+def _ex1(inputs, printed: bool = True):
     """LIP-CNS Example 1 (N = 100, P1 = 0.1): E_LDP = 100 e^eps / (e^eps + 1)^2 for binary RR with flip
     probability 1/(e^eps + 1) and the unbiased estimator (exact: N e^eps / (e^eps - 1)^2, the output's
     Bernoulli variance p(1-p) over (1 - 2p)^2 per user); the Opt-LDP parameters q* = 1 - e^eps/2,
@@ -162,7 +162,7 @@ def _ex1(inputs):
     N, eps = inputs["users"], inputs["epsilon"]
     e = np.exp(eps)
     if inputs["claim"] == "E_LDP":
-        return value_claim(inputs, N * e / (e + 1) ** 2, N * e / (e - 1) ** 2)
+        return value_claim(inputs, N * e / (e + 1) ** 2 if printed else N * e / (e - 1) ** 2, N * e / (e - 1) ** 2)
     q = 1 - e / 2
     if not 0 <= q <= 1:
         return Outcome("infeasible", inputs, {"parameters": {"p": 0.5, "q": q}}, None, None, float(-q),
@@ -183,12 +183,18 @@ THEOREMS = [
             axes=("P1", "epsilon"), coords=_p1_eps),
     Theorem("ldp-grr-hamming", f"{CITE} §IV (M-ary LDP GRR; LIP-TDSC §5.1.5 ref. [10])", "GRR minimizes the expected "
             "Hamming distortion under eps-LDP for a uniform prior", _grr_cases, _grr,
-            conditions="uniform prior"),
+            conditions="uniform prior", applies=lambda i: float(np.ptp(i["prior"])) <= 1e-12,
+            sample=lambda rng, n: [{"prior": [1.0 / d] * d, "epsilon": float(np.exp(rng.uniform(np.log(0.1), np.log(5))))}
+                                   for d in rng.integers(2, 9, size=n)]),
     Theorem("cns-thm6", f"{CITE} Theorem 6", "a mechanism on S = sum X_i that is eps-LIP satisfies centralized IP "
             "(Def 4) for every D_i", _cip_cases, _thm6),
     Theorem("cns-prop5", f"{CITE} Proposition 5", "the CIP trade-off is the MMSE of S subject to "
             "e^-eps N P1 <= E[S|Y] <= N - e^-eps (N - N P1)", _cip_cases, _prop5,
             axes=("P1", "epsilon"), coords=lambda i: (i["P1"], i["epsilon"])),
     Theorem("cns-example1", f"{CITE} Example 1", "N = 100, P1 = 0.1: E_LDP = 100 e^eps/(e^eps + 1)^2; Opt-LDP "
-            "p* = 0.5, q* = 1 - e^eps/2", _ex1_cases, _ex1),
+            "p* = 0.5, q* = 1 - e^eps/2", _ex1_cases, _ex1,
+            corrected=lambda i: _ex1(i, printed=False),
+            correction="typo: E_LDP = 100 e^eps/(e^eps - 1)^2 (a swapped sign; the Opt-LDP parameters are left as printed)",
+            candidates=(("eps <= ln 2 for the Opt-LDP parameters (q* = 1 - e^eps/2 is a probability only there; E_LDP "
+                         "with its sign repaired everywhere)", lambda i: i["claim"] == "E_LDP" or i["epsilon"] <= np.log(2)),)),
 ]

@@ -5,8 +5,11 @@ fails the candidate conditions are tried on the same grid (`condition_found`).""
 from __future__ import annotations
 
 import json
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 
 from ..errors import ChannelOptError
@@ -15,39 +18,137 @@ from . import Outcome, Theorem
 from .check import VERIFY_TOL
 
 ORDER = {"holds": 0, "suboptimal": 1, "infeasible": 2}
+CLASSES = ("holds", "holds-under-condition", "presentation", "infeasible-somewhere", "suboptimal-somewhere")
+RANDOM_FULL, RANDOM_QUICK = 1000, 12
+"""Random cases per claim in the full run and with --quick."""
+CONCENTRATIONS = (0.2, 0.5, 1.0, 5.0)
+"""Dirichlet concentrations of the random priors (0.2: very skewed; 5: near uniform)."""
 
 
 @dataclass
 class Report:
     theorem: Theorem
     outcomes: list[Outcome] = field(default_factory=list)
+    """The grid cases' outcomes."""
     errors: list[str] = field(default_factory=list)
     skipped: int = 0
+    random: list[Outcome] = field(default_factory=list)
+    """The seeded random cases' outcomes (`random_cases`)."""
+    corrected: list[Outcome] = field(default_factory=list)
+    """The repaired statement (`Theorem.corrected`) judged on the same cases, grid then random."""
+
+    @property
+    def judged(self) -> list[Outcome]:
+        return self.outcomes + self.random
 
     @property
     def verdict(self) -> str:
-        kinds = {o.kind for o in self.outcomes}
+        kinds = {o.kind for o in self.judged}
         return ("infeasible-somewhere" if "infeasible" in kinds else
                 "suboptimal-somewhere" if "suboptimal" in kinds else "holds")
 
     @property
     def worst(self) -> Outcome | None:
-        bad = [o for o in self.outcomes if o.kind != "holds"]
+        bad = [o for o in self.judged if o.kind != "holds"]
         if not bad:
             return None
         return max(bad, key=lambda o: (ORDER[o.kind], o.gap))
 
     @property
-    def condition_found(self) -> str | None:
-        """The candidate condition that holds on the most cases while every case it admits holds."""
+    def smallest(self) -> Outcome | None:
+        """The cleanest counterexample: a grid case (round numbers) before a random one, then the
+        fewest symbols, then the largest violation."""
+        bad = [(i, o) for i, o in enumerate(self.judged) if o.kind != "holds"]
+        if not bad:
+            return None
+        return min(bad, key=lambda io: (io[0] >= len(self.outcomes), _size(io[1].inputs), -io[1].gap))[1]
+
+    def condition(self) -> dict | None:
+        """The candidate condition that admits the most cases while every case it admits holds,
+        with whether it is also necessary on the sampled cases (every case outside it fails)."""
         if self.verdict == "holds":
             return None
-        best, cover = None, 0
+        # with a repair that does not hold everywhere, the condition is where the repaired statement holds
+        repaired = self.theorem.corrected is not None and self.corrected
+        judged = self.corrected if repaired and any(o.kind != "holds" for o in self.corrected) else self.judged
+        best = None
         for text, pred in self.theorem.candidates:
-            admitted = [o for o in self.outcomes if pred(o.inputs)]
-            if admitted and all(o.kind == "holds" for o in admitted) and len(admitted) > cover:
-                best, cover = f"{text} (holds on all {len(admitted)} grid cases that satisfy it)", len(admitted)
+            inside = [o for o in judged if pred(o.inputs)]
+            if not inside or any(o.kind != "holds" for o in inside):
+                continue
+            outside = [o for o in judged if not pred(o.inputs)]
+            holding_outside = sum(o.kind == "holds" for o in outside)
+            if best is None or len(inside) > best["admitted"]:
+                best = {"text": text, "admitted": len(inside), "outside": len(outside),
+                        "holding_outside": holding_outside, "sufficient": True, "necessary": holding_outside == 0}
         return best
+
+    @property
+    def condition_found(self) -> str | None:
+        c = self.condition()
+        if c is None:
+            return None
+        tail = ("necessary too: every case outside it fails" if c["necessary"] else
+                f"sufficient only: {c['holding_outside']} of the {c['outside']} cases outside it hold")
+        return f"{c['text']} (holds on all {c['admitted']} cases that satisfy it; {tail})"
+
+    @property
+    def klass(self) -> str:
+        """One of CLASSES: holds; presentation (the claim fails but its repaired statement holds on
+        every case); holds-under-condition (a candidate condition admits only holding cases);
+        otherwise infeasible- or suboptimal-somewhere."""
+        if self.verdict == "holds":
+            return "holds"
+        if self.theorem.corrected is not None and self.corrected and all(o.kind == "holds" for o in self.corrected):
+            return "presentation"
+        if self.condition() is not None:
+            return "holds-under-condition"
+        return self.verdict
+
+    def failure_rate(self) -> dict | None:
+        """Failures among the random cases with a 95% Clopper-Pearson interval (None without them)."""
+        n = len(self.random)
+        if not n:
+            return None
+        from scipy.stats import binomtest
+
+        k = sum(o.kind != "holds" for o in self.random)
+        ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="exact")
+        return {"cases": n, "failures": k, "rate": k / n, "ci95": [float(ci.low), float(ci.high)]}
+
+    def region(self) -> str | None:
+        """Where the claim fails, in one line: the single threshold on one parameter (budget,
+        smallest or largest prior mass, number of symbols, or a scalar input) that best separates
+        the failing cases from the holding ones, with the failure rates on both sides."""
+        cases = self.judged
+        fails = np.array([o.kind != "holds" for o in cases])
+        if not fails.any():
+            return None
+        if fails.all():
+            return f"fails on every one of the {len(cases)} cases judged"
+        feats = _features([o.inputs for o in cases])
+        best = None
+        for name, values in _labels([o.inputs for o in cases]).items():
+            for v in set(values):
+                side = np.array([x == v for x in values])
+                acc = float(np.mean(side == fails))
+                if best is None or acc > best[0] + 1e-12:
+                    best = (acc, f"{name} =", v, None, side)
+        for name, x in feats.items():
+            for t in np.unique(x)[:-1]:
+                for below in (True, False):
+                    side = x <= t if below else x > t
+                    acc = float(np.mean(side == fails))
+                    if best is None or acc > best[0] + 1e-12:
+                        best = (acc, name, t, below, side)
+        if best is None:
+            return f"fails on {fails.sum()} of {len(cases)} cases, with no single parameter separating them"
+        acc, name, t, below, side = best
+        rate_in = fails[side].mean()
+        rate_out = fails[~side].mean() if (~side).any() else 0.0
+        where = f"{name} {t}" if below is None else f"{name} {'<=' if below else '>'} {t:.4g}"
+        return (f"{where}: {rate_in:.0%} of the {side.sum()} cases there fail, "
+                f"{rate_out:.0%} of the {(~side).sum()} elsewhere")
 
     def to_json(self) -> dict:
         th = self.theorem
@@ -61,47 +162,153 @@ class Report:
             out["condition_found"] = self.condition_found
         w = self.worst
         if w is not None:
-            out["worst"] = {"kind": w.kind, "inputs": w.inputs, "claimed": w.claimed, "optimum": w.optimum,
-                            "leakage_of_claim": w.leakage_of_claim, "gap": w.gap}
+            out["worst"] = _case(w)
+        out["class"] = self.klass
+        cond = self.condition()
+        if cond is not None:
+            out["condition"] = cond
+        rate = self.failure_rate()
+        if rate is not None:
+            out["random"] = {**rate, "counts": {k: sum(o.kind == k for o in self.random) for k in ORDER}}
+        if th.corrected is not None:
+            out["correction"] = {"statement": th.correction, "cases": len(self.corrected),
+                                 "holds": all(o.kind == "holds" for o in self.corrected)}
+        region = self.region()
+        if region is not None:
+            out["region"] = region
+        small = self.smallest
+        if small is not None:
+            out["smallest"] = _case(small)
         return jsonable(out)
 
 
-def run(theorems: list[Theorem], quick: bool = False, progress: bool = True) -> list[Report]:
-    """Judge every case of each theorem (exact audit against the claimed channel, certified optimum without closed forms).
+def _case(o: Outcome) -> dict:
+    return {"kind": o.kind, "inputs": o.inputs, "claimed": o.claimed, "optimum": o.optimum,
+            "leakage_of_claim": o.leakage_of_claim, "gap": o.gap}
+
+
+def _size(inputs: dict) -> int:
+    for key in ("prior", "epsilons", "raw_prior"):
+        v = inputs.get(key)
+        if isinstance(v, (list, tuple)):
+            return len(v)
+    return 0
+
+
+def _features(inputs: list[dict]) -> dict[str, np.ndarray]:
+    """Numeric parameters of the cases for `Report.region`: every scalar input present in all of
+    them, and from a prior its smallest and largest mass and its size."""
+    feats: dict[str, list] = {}
+    for i in inputs:
+        row: dict[str, float] = {}
+        for k, v in i.items():
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                row[k] = float(v)
+        P = i.get("prior")
+        if P is None and "P1" in i:
+            P = [1 - i["P1"], i["P1"]]
+        if isinstance(P, (list, tuple)) and P and all(isinstance(x, (int, float)) for x in P):
+            row["smallest prior mass"], row["largest prior mass"], row["d"] = min(P), max(P), float(len(P))
+        for k, v in row.items():
+            feats.setdefault(k, []).append(v)
+    n = len(inputs)
+    return {k: np.array(v) for k, v in feats.items() if len(v) == n and np.ptp(v) > 0}
+
+
+def _labels(inputs: list[dict]) -> dict[str, list[str]]:
+    """String parameters present in every case (a measure, a mechanism, a form), for `Report.region`."""
+    keys = [k for k, v in inputs[0].items() if isinstance(v, str)]
+    return {k: [i.get(k) for i in inputs] for k in keys
+            if all(isinstance(i.get(k), str) for i in inputs) and len({i.get(k) for i in inputs}) > 1}
+
+
+def random_cases(th: Theorem, rng: np.random.Generator, n: int) -> list[dict]:
+    """n cases drawn around the claim's full grid: each copies a random grid case and redraws its
+    `prior` (Dirichlet of the same size, concentration from CONCENTRATIONS; kept when another
+    input, such as a latent joint, is built on it), its `P1` (uniform over the grid's range) and its
+    `epsilon` (log-uniform over the grid's range); [] when the grid has none of these to redraw.
+    `Theorem.sample` replaces this for a claim with its own sampler."""
+    if th.sample is not None:
+        return th.sample(rng, n)
+    grid = th.cases(False)
+    eps = [c["epsilon"] for c in grid if isinstance(c.get("epsilon"), (int, float))]
+    p1 = [c["P1"] for c in grid if isinstance(c.get("P1"), (int, float))]
+    redraw = [c for c in grid if isinstance(c.get("prior"), list) or "P1" in c or "epsilon" in c]
+    if not redraw:
+        return []
+    out = []
+    for _ in range(n):
+        case = dict(redraw[rng.integers(len(redraw))])
+        tied = [k for k, v in case.items() if isinstance(v, (list, dict)) and k not in ("prior", "values")]
+        if isinstance(case.get("prior"), list) and all(isinstance(x, (int, float)) for x in case["prior"]) \
+                and not tied:            # a latent joint, scenarios or a family are built on this prior: keep it
+            alpha = CONCENTRATIONS[rng.integers(len(CONCENTRATIONS))]
+            P = np.maximum(rng.dirichlet(np.full(len(case["prior"]), alpha)), 1e-6)
+            case["prior"] = [float(x) for x in P / P.sum()]
+        if "P1" in case and p1:
+            case["P1"] = float(rng.uniform(min(p1), max(p1)))
+        if "epsilon" in case and eps and min(eps) > 0:
+            case["epsilon"] = float(np.exp(rng.uniform(np.log(min(eps)), np.log(max(eps)))))
+        out.append(case)
+    return out
+
+
+def judge(th: Theorem, quick: bool = False, samples: int | None = None, seed: int = 0) -> Report:
+    """Every grid case and `samples` seeded random cases of one claim (and of its repaired
+    statement, when it has one). Cases outside the stated conditions are counted, not judged."""
+    rep = Report(th)
+    n = (RANDOM_QUICK if quick else RANDOM_FULL) if samples is None else samples
+    rng = np.random.default_rng([seed, zlib.crc32(th.id.encode())])
+    for target, cases in ((rep.outcomes, th.cases(quick)), (rep.random, random_cases(th, rng, n) if n else [])):
+        for case in cases:
+            if not th.applies(case):
+                rep.skipped += target is rep.outcomes
+                continue
+            try:
+                target.append(th.check(case))
+                if th.corrected is not None:
+                    rep.corrected.append(th.corrected(case))
+            except ChannelOptError as e:     # a case that cannot be judged is reported, never guessed
+                rep.errors.append(f"{json.dumps(jsonable(case))}: {e}")
+    return rep
+
+
+def run(theorems: list[Theorem], quick: bool = False, progress: bool = True, samples: int | None = None,
+        n_jobs: int = 1, seed: int = 0) -> list[Report]:
+    """Judge every claim on its grid and on seeded random cases (`judge`), in parallel over claims.
 
     Parameters
     ----------
     theorems : list of Theorem
         The claims.
     quick : bool, optional
-        The coarse grid.
+        The coarse grid and RANDOM_QUICK random cases (RANDOM_FULL otherwise).
     progress : bool, optional
-        A tqdm bar on stderr.
+        A tqdm bar over the claims on stderr.
+    samples : int, optional
+        Random cases per claim instead of the default (0: the grid only).
+    n_jobs : int, optional
+        joblib workers over claims.
+    seed : int, optional
+        Seed of the random cases (each claim's stream also depends on its id).
 
     Returns
     -------
     list of Report
-        Per theorem: the outcomes, the verdict, the worst case and the condition found.
+        Per theorem: the outcomes, the verdict and class, the worst and smallest cases, the
+        condition found, the failure rate and the region where it fails.
     """
+    from joblib import Parallel, delayed
     from tqdm import tqdm
 
-    jobs = []
-    reports = []
-    for th in theorems:
-        rep = Report(th)
-        cases = th.cases(quick)
-        for c in cases:
-            if th.applies(c):
-                jobs.append((rep, c))
-            else:
-                rep.skipped += 1
-        reports.append(rep)
-    for rep, case in tqdm(jobs, desc="verify", unit="case", disable=not progress, leave=False):
-        try:
-            rep.outcomes.append(rep.theorem.check(case))
-        except ChannelOptError as e:     # a case that cannot be judged is reported, never guessed
-            rep.errors.append(f"{json.dumps(jsonable(case))}: {e}")
-    return reports
+    bar = tqdm(total=len(theorems), desc="verify", unit="claim", disable=not progress, leave=False)
+    out = []
+    for rep in Parallel(n_jobs=n_jobs, return_as="generator")(delayed(judge)(th, quick, samples, seed)
+                                                              for th in theorems):
+        out.append(rep)
+        bar.update()
+    bar.close()
+    return out
 
 
 def _fmt_worst(rep: Report) -> str:
@@ -113,35 +320,126 @@ def _fmt_worst(rep: Report) -> str:
     return f"{w.kind}: gap {w.gap:.4g}"
 
 
+def _fmt_rate(rep: Report) -> str:
+    r = rep.failure_rate()
+    if r is None:
+        return "-"
+    return f"{r['failures']}/{r['cases']} ({100 * r['ci95'][0]:.1f}-{100 * r['ci95'][1]:.1f}%)"
+
+
 def table(reports: list[Report]) -> str:
-    rows = [("theorem", "citation", "cases", "verdict", "worst")]
+    rows = [("theorem", "citation", "cases", "class", "random fails (95% CI)", "worst")]
     for r in reports:
-        rows.append((r.theorem.id, r.theorem.citation, str(len(r.outcomes)), r.verdict,
+        rows.append((r.theorem.id, r.theorem.citation, str(len(r.outcomes)), r.klass, _fmt_rate(r),
                      _fmt_worst(r) + (f"  [{len(r.errors)} errors]" if r.errors else "")))
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row[:4], widths)) + "  " + row[4] for row in rows)
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row[:5], widths)) + "  " + row[5] for row in rows)
 
 
 def markdown(reports: list[Report], quick: bool) -> str:
     lines = ["# Closed-form verification report", "",
-             f"`channelopt verify{' --quick' if quick else ''}`; tolerance {VERIFY_TOL:g} (see channelopt/theorems/check.py).",
-             "", "| theorem | citation | cases | verdict | worst | condition found |", "|---|---|---|---|---|---|"]
+             f"`channelopt verify{' --quick' if quick else ''}`; tolerance {VERIFY_TOL:g} (see channelopt/theorems/check.py). "
+             "Each claim is judged on its grid and on seeded random cases (priors from Dirichlet "
+             f"concentrations {', '.join(f'{a:g}' for a in CONCENTRATIONS)}, budgets log-uniform over the grid's range); "
+             "the failure rate is over the random cases, with a 95% Clopper-Pearson interval.",
+             "", "| theorem | citation | grid cases | verdict | class | random fails (95% CI) | worst | condition found |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in reports:
-        lines.append(f"| {r.theorem.id} | {r.theorem.citation} | {len(r.outcomes)} | {r.verdict} | {_fmt_worst(r)} | "
-                     f"{r.condition_found or ''} |")
+        lines.append(f"| {r.theorem.id} | {r.theorem.citation} | {len(r.outcomes)} | {r.verdict} | {r.klass} | "
+                     f"{_fmt_rate(r)} | {_fmt_worst(r)} | {r.condition_found or ''} |")
     for r in reports:
         lines += ["", f"## {r.theorem.id}", "", f"{r.theorem.claim} ({r.theorem.citation}; stated conditions: "
                   f"{r.theorem.conditions or 'none'}).", ""]
         counts = r.to_json()["counts"]
-        lines.append(f"Cases: {len(r.outcomes)} judged ({counts['holds']} hold, {counts['infeasible']} infeasible, "
+        lines.append(f"Grid: {len(r.outcomes)} cases judged ({counts['holds']} hold, {counts['infeasible']} infeasible, "
                      f"{counts['suboptimal']} suboptimal)" + (f", {r.skipped} outside the stated conditions" if r.skipped else "")
-                     + (f", {len(r.errors)} could not be judged" if r.errors else "") + ".")
+                     + (f", {len(r.errors)} could not be judged" if r.errors else "") + f". Class: **{r.klass}**.")
+        rate = r.failure_rate()
+        if rate is not None:
+            lines.append(f"Random cases: {rate['failures']} of {rate['cases']} fail (rate {rate['rate']:.3f}, 95% interval "
+                         f"{rate['ci95'][0]:.3f}-{rate['ci95'][1]:.3f}).")
+        region = r.region()
+        if region:
+            lines.append(f"Where it fails: {region}.")
+        if r.theorem.corrected is not None:
+            ok = all(o.kind == "holds" for o in r.corrected)
+            lines.append(f"Repaired statement ({r.theorem.correction}): {'holds' if ok else 'fails'} on all "
+                         f"{len(r.corrected)} cases." if ok else
+                         f"Repaired statement ({r.theorem.correction}): fails on "
+                         f"{sum(o.kind != 'holds' for o in r.corrected)} of {len(r.corrected)} cases.")
         w = r.worst
         if w is not None:
             lines += ["", "Worst counterexample:", "", "```json", json.dumps(r.to_json()["worst"], indent=1), "```"]
         if r.theorem.axes and r.theorem.coords:
             lines += ["", f"![{r.theorem.id}]({r.theorem.id}.png)"]
     return "\n".join(lines) + "\n"
+
+
+def _inputs_text(inputs: dict) -> str:
+    def fmt(v):
+        if isinstance(v, float):
+            return f"{v:.6g}"
+        if isinstance(v, (list, tuple)):
+            return "[" + ", ".join(fmt(x) for x in v) + "]"
+        return str(v)
+    return ", ".join(f"{k} = {fmt(v)}" for k, v in inputs.items())
+
+
+def errata(reports: list[Report], quick: bool = False, samples: int | None = None, seed: int = 0) -> str:
+    """The errata, one section per paper, written for its authors: for each claim that fails
+    somewhere, the statement as printed, what is true (the condition found, with whether it is
+    necessary, or the repaired statement), its class, the cleanest counterexample and the
+    command that reproduces it; then the claims that hold with the number of cases checked."""
+    from ..references import reference_for
+
+    n = (RANDOM_QUICK if quick else RANDOM_FULL) if samples is None else samples
+    cmd = f"channelopt verify{' --quick' if quick else ''}" + (f" --samples {samples}" if samples is not None else "") \
+        + (f" --seed {seed}" if seed else "")
+    lines = ["# Errata", "",
+             f"Generated by `{cmd} --errata ERRATA.md`. Every claim below was judged against exact audits and "
+             f"certified optima on its grid and on {n} seeded random cases (tolerance {VERIFY_TOL:g}, relative). "
+             "Classes: *holds*; *holds-under-condition* (true exactly, or at least, under the condition given, which the "
+             "paper does not state); *presentation* (a typo-level slip or a rounding: the repaired statement holds "
+             "everywhere); *infeasible-somewhere* / *suboptimal-somewhere* (no repair or condition found).", ""]
+    papers: dict[str, list[Report]] = {}
+    for r in reports:
+        papers.setdefault(r.theorem.citation.split()[0], []).append(r)
+    for short, reps in papers.items():
+        ref = reference_for(reps[0].theorem.citation)
+        lines += [f"## {short}" + (f": {ref}" if ref else ""), ""]
+        failing = [r for r in reps if r.klass != "holds"]
+        for r in failing:
+            th = r.theorem
+            lines += [f"### {th.citation} ({th.id}): {r.klass}", "", f"*As printed*: {th.claim}.", ""]
+            cond = r.condition()
+            if r.klass == "presentation":
+                lines.append(f"*What is true*: {th.correction}; verified on all {len(r.corrected)} cases.")
+            elif cond is not None:
+                lines.append(f"*What is true*: the claim holds whenever {cond['text']} "
+                             f"({cond['admitted']} cases); " + ("the condition is also necessary: every one of the "
+                                                                f"{cond['outside']} cases outside it fails." if cond["necessary"]
+                                                                else f"it is sufficient only: {cond['holding_outside']} of "
+                                                                     f"the {cond['outside']} cases outside it hold."))
+            else:
+                lines.append("*What is true*: no repaired statement or condition was found; the counterexample "
+                             "below stands.")
+            rate = r.failure_rate()
+            if rate is not None:
+                lines.append(f"Failure rate on random cases: {rate['failures']}/{rate['cases']} "
+                             f"(95% interval {100 * rate['ci95'][0]:.1f}-{100 * rate['ci95'][1]:.1f}%).")
+            region = r.region()
+            if region:
+                lines.append(f"Where: {region}.")
+            s = r.smallest
+            if s is not None:
+                lines += ["", f"*Cleanest counterexample* ({s.kind}, gap {s.gap:.4g}): {_inputs_text(s.inputs)}."]
+            lines += ["", f"Reproduce: `channelopt verify --theorem {th.id} --worst --out {th.id}/`", ""]
+        holding = [r for r in reps if r.klass == "holds"]
+        if holding:
+            lines += ["Claims that hold on every case checked:", ""]
+            lines += [f"- {r.theorem.citation} ({r.theorem.id}): {len(r.judged)} cases" for r in holding]
+            lines.append("")
+    return "\n".join(lines)
 
 
 def plot_map(rep: Report, path: Path) -> None:
