@@ -159,6 +159,20 @@ def test_verify_worst_writes_a_counterexample_that_audit_and_solve_reproduce(tmp
     assert "--out" in capsys.readouterr().err
 
 
+def test_the_errata_command_reproduces_the_cleanest_counterexample(tmp_path, capsys):
+    """The errata's command (grid only, as its cleanest case is a grid case) writes that case; the
+    audit of the claimed channel shows the leak the report states."""
+    assert main(["verify", "--theorem", "tdsc-thm3", "--quick", "--samples", "0", "--worst", "--out", str(tmp_path),
+                 "--json"]) == 0
+    small = json.loads(capsys.readouterr().out)["theorems"][0]["smallest"]
+    assert len(small["inputs"]["prior"]) == 2                    # the fewest symbols the grid has
+    toml, csv = tmp_path / "tdsc-thm3-smallest.toml", tmp_path / "tdsc-thm3-smallest-claimed.csv"
+    assert main(["audit", str(toml), "--channel", str(csv), "--json"]) == 1
+    audited = json.loads(capsys.readouterr().out)
+    assert audited["leakage"]["lip"] == pytest.approx(small["leakage_of_claim"], rel=1e-12)
+    assert audited["leakage"]["lip"] > small["inputs"]["epsilon"]
+
+
 def test_problem_files_round_trip_through_the_writer(problems_dir):
     from channelopt.io import parse_toml, problem_from_dict, problem_to_toml
 
@@ -305,7 +319,8 @@ def test_cli_errata_and_bad_verify_arguments(tmp_path, capsys):
     text = out.read_text()
     assert "## LIP-TDSC" in text and "## CA-LIP" in text and "## LIP-CNS" in text
     assert "holds-under-condition" in text and "presentation" in text
-    assert "channelopt verify --theorem tdsc-thm3 --worst --out tdsc-thm3/" in text
+    assert "channelopt verify --theorem tdsc-thm3 --samples 0 --worst --out tdsc-thm3/" in text
+    assert "channelopt audit tdsc-thm3/tdsc-thm3-smallest.toml --channel tdsc-thm3/tdsc-thm3-smallest-claimed.csv" in text
     assert "LIP-CNS Proposition 4 (cns-prop4)" in text          # claims that hold are listed with their cases
     capsys.readouterr()
     for args, needle in ((["--samples", "-1"], "--samples"), (["--jobs", "0"], "--jobs")):

@@ -63,6 +63,15 @@ def fig6(quick: bool) -> Figure:
                    f"violates LIP at {sum(1 for r in f.rows if r.get('feasible') is False)} of the panel's "
                    f"{sum(1 for r in f.rows if 'closed form' in r['series'])} closed-form points, where its MSE is "
                    "below what LIP allows.")
+    closed_half = {r["x"]: r for r in f.rows if r["panel"] == panel and r["series"].startswith("eps/2-LIP closed form")}
+    crossing = sorted(d for d, r in closed_half.items() if r["y"] < ldp[d])
+    if crossing and not below:
+        leaky = all(closed_half[d].get("feasible") is False for d in crossing)
+        f.notes.append(f"Why the paper sees a crossing: the Theorem 3 closed form's eps/2 curve falls below eps-LDP from "
+                       f"|D| = {crossing[0]} ({len(crossing)} of {len(closed_half)} points), and at "
+                       f"{'every one' if leaky else 'some'} of those points the closed form is not eps/2-LIP (it leaks up "
+                       f"to {max(closed_half[d]['leakage'] for d in crossing):.3g} nats): the crossing is that of an "
+                       "infeasible channel, not of the eps/2-LIP optimum.")
     f.notes.append("Panel (a) draws each user's prior from Dirichlet(1) (the paper: 'randomly generated'), seed 2018.")
     return f
 

@@ -176,13 +176,14 @@ def _eq12(inputs):
     return bound_claim(inputs, exact, bound, {"relation": "Eq 12"})
 
 
-def _cor6(inputs):
+def _cor6(inputs, log_phi: bool = False):
     """Cor 6: eta + eps is the smallest term of Eq 12 iff D_TV <= c (e^{min(eps, Phi)} - 1) with
-    Phi = (e^eps - 1 + P1_min)/P1_min - eps as printed. Judged against the direct comparison."""
+    Phi = (e^eps - 1 + P1_min)/P1_min - eps as printed (`log_phi`: Phi = ln(...) - eps, the third
+    term of Eq 12 less eps). Judged against the direct comparison."""
     P1, P2, eps = np.asarray(inputs["prior"]), np.asarray(inputs["other"]), inputs["epsilon"]
     p1 = P1.min()
     c = min(p1, P2.min())
-    phi = (np.exp(eps) - 1 + p1) / p1 - eps
+    phi = (np.log if log_phi else (lambda v: v))((np.exp(eps) - 1 + p1) / p1) - eps
     printed = tv(P1, P2) <= c * (np.exp(min(eps, phi)) - 1)
     terms = [eta(P1, P2) + eps, 2 * eps, np.log((np.exp(eps) - 1 + p1) / p1)]
     actual = terms[0] <= min(terms[1:])
@@ -468,6 +469,9 @@ THEOREMS = [
             "min[eta + eps, 2 eps, ln((e^eps - 1 + P1_min)/P1_min)] under P2", _transfer_cases, _eq12),
     Theorem("calip-cor6", f"{CITE} Corollary 6", "eta + eps is the smallest term of Eq 12 iff D_TV <= "
             "min(P1_min, P2_min)(e^min(eps, Phi) - 1), Phi = (e^eps - 1 + P1_min)/P1_min - eps", _transfer_cases, _cor6,
+            corrected=lambda i: _cor6(i, log_phi=True),
+            correction="typo: Phi = ln((e^eps - 1 + P1_min)/P1_min) - eps (the third term of Eq 12 less eps; the log "
+                       "was lost)",
             candidates=(("eps <= Phi (the min picks eps)", _eps_below_phi),)),
     Theorem("calip-cor7", f"{CITE} Corollary 7 (Eq 14)", "a mechanism designed on the empirical prior of n samples "
             "leaks within eta = ln(1 + Dbar/(2c)) of its design leakage with probability 1 - beta", _cor7_cases, _cor7),

@@ -131,17 +131,17 @@ class Report:
         for name, values in _labels([o.inputs for o in cases]).items():
             for v in set(values):
                 side = np.array([x == v for x in values])
-                acc = float(np.mean(side == fails))
+                acc = _balanced(side, fails)
                 if best is None or acc > best[0] + 1e-12:
                     best = (acc, f"{name} =", v, None, side)
         for name, x in feats.items():
             for t in np.unique(x)[:-1]:
                 for below in (True, False):
                     side = x <= t if below else x > t
-                    acc = float(np.mean(side == fails))
+                    acc = _balanced(side, fails)
                     if best is None or acc > best[0] + 1e-12:
                         best = (acc, name, t, below, side)
-        if best is None:
+        if best is None or best[0] < 0:
             return f"fails on {fails.sum()} of {len(cases)} cases, with no single parameter separating them"
         acc, name, t, below, side = best
         rate_in = fails[side].mean()
@@ -213,6 +213,14 @@ def _features(inputs: list[dict]) -> dict[str, np.ndarray]:
             feats.setdefault(k, []).append(v)
     n = len(inputs)
     return {k: np.array(v) for k, v in feats.items() if len(v) == n and np.ptp(v) > 0}
+
+
+def _balanced(side: np.ndarray, fails: np.ndarray) -> float:
+    """Balanced accuracy of "fails exactly on `side`" (failures may be rare), or -1 when the side
+    fails less often than the rest."""
+    if side.all() or not side.any() or fails[side].mean() <= fails[~side].mean():
+        return -1.0
+    return 0.5 * (side[fails].mean() + (~side[~fails]).mean())
 
 
 def _labels(inputs: list[dict]) -> dict[str, list[str]]:
@@ -433,7 +441,11 @@ def errata(reports: list[Report], quick: bool = False, samples: int | None = Non
             s = r.smallest
             if s is not None:
                 lines += ["", f"*Cleanest counterexample* ({s.kind}, gap {s.gap:.4g}): {_inputs_text(s.inputs)}."]
-            lines += ["", f"Reproduce: `channelopt verify --theorem {th.id} --worst --out {th.id}/`", ""]
+            grid_case = s is not None and any(s is o for o in r.outcomes)
+            run = f"channelopt verify --theorem {th.id}{' --samples 0' if grid_case else ''} --worst --out {th.id}/"
+            lines += ["", f"Reproduce: `{run}`" + (
+                f", then `channelopt audit {th.id}/{th.id}-smallest.toml --channel {th.id}/{th.id}-smallest-claimed.csv`"
+                if s is not None and s.problem is not None and "channel" in s.claimed else ""), ""]
         holding = [r for r in reps if r.klass == "holds"]
         if holding:
             lines += ["Claims that hold on every case checked:", ""]
@@ -461,25 +473,32 @@ def plot_map(rep: Report, path: Path) -> None:
 
 def write_worst(report: Report, out: Path) -> list[Path]:
     """The worst counterexample of a channel claim as `<id>-worst.toml` (the problem) and
-    `<id>-claimed.csv` (the claimed channel), so that `channelopt audit <id>-worst.toml --channel
-    <id>-claimed.csv` and `channelopt solve <id>-worst.toml` reproduce the finding without the
-    registry. [] when the claim holds everywhere or its worst case is a value or a bound (its
-    inputs are in verify.json)."""
+    `<id>-claimed.csv` (the claimed channel), and the cleanest one (`Report.smallest`) as
+    `<id>-smallest.toml` and `<id>-smallest-claimed.csv`, so that `channelopt audit <id>-worst.toml
+    --channel <id>-claimed.csv` and `channelopt solve <id>-worst.toml` reproduce the finding without
+    the registry. [] when the claim holds everywhere or its counterexamples are values or bounds
+    (their inputs are in verify.json)."""
+    written: list[Path] = []
+    for o, stem, csv_name in ((report.worst, "worst", "claimed"), (report.smallest, "smallest", "smallest-claimed")):
+        written += _write_case(report, o, out, stem, csv_name)
+    return written
+
+
+def _write_case(report: Report, o: Outcome | None, out: Path, stem: str, csv_name: str) -> list[Path]:
     from ..io import problem_to_toml, write_atomic
 
-    w = report.worst
-    if w is None or w.problem is None or "channel" not in w.claimed:
+    if o is None or o.problem is None or "channel" not in o.claimed:
         return []
     out.mkdir(parents=True, exist_ok=True)
-    problem = w.problem
+    problem = o.problem
     if not problem.name:
         import dataclasses
 
-        problem = dataclasses.replace(problem, name=f"{report.theorem.id}: worst case ({w.kind}) of "
+        problem = dataclasses.replace(problem, name=f"{report.theorem.id}: {stem} case ({o.kind}) of "
                                                     f"{report.theorem.citation}")
-    toml, csv = out / f"{report.theorem.id}-worst.toml", out / f"{report.theorem.id}-claimed.csv"
+    toml, csv = out / f"{report.theorem.id}-{stem}.toml", out / f"{report.theorem.id}-{csv_name}.csv"
     write_atomic(toml, problem_to_toml(problem))
-    write_atomic(csv, "\n".join(",".join(repr(float(v)) for v in row) for row in w.claimed["channel"]) + "\n")
+    write_atomic(csv, "\n".join(",".join(repr(float(v)) for v in row) for row in o.claimed["channel"]) + "\n")
     return [toml, csv]
 
 
