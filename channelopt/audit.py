@@ -74,7 +74,15 @@ def measures(problem, q: np.ndarray) -> dict:
 class Measures(Mapping):
     """`measures(problem, q)` as a read-only mapping computed on first use: a solve whose caller
     never reads the budget-free measures does not pay for them (at d = 256 they cost several
-    times the closed form itself). The channel is copied, so later changes to it do not leak in."""
+    times the closed form itself). The channel is copied, so later changes to it do not leak in.
+
+    Parameters
+    ----------
+    problem : Problem
+        The prior and secret.
+    q : ndarray, shape (d, m)
+        The channel.
+    """
 
     def __init__(self, problem, q: np.ndarray):
         self._args: tuple | None = (problem, np.array(q, dtype=float))

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..audit import audit
+from ..notions import AUDIT_TOL
 from ..errors import ProblemError, SolverError, did_you_mean
 from ..problem import Problem
 from ..solvers import BACKENDS, SOLVERS, attempt_order, canonical
@@ -298,7 +299,9 @@ def repair(problem: Problem, q: np.ndarray) -> tuple[np.ndarray, float] | None:
     q0 = np.broadcast_to(lam, q.shape)
     if not audit(problem, q0, with_measures=False).ok:
         return None
-    ok = lambda t: audit(problem, (1 - t) * q + t * q0, with_measures=False).ok   # noqa: E731
+    # bisect against half the audit's tolerance, so the repaired channel passes with a margin
+    # rather than on the boundary (where an independent recomputation could round either way)
+    ok = lambda t: audit(problem, (1 - t) * q + t * q0, tol=AUDIT_TOL / 2, with_measures=False).ok   # noqa: E731
     hi = next((t for t in 10.0 ** np.arange(-16, 1) if t <= REPAIR_MAX and ok(t)), None)
     if hi is None:
         return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -145,8 +146,8 @@ class Result:
         The utility of the returned channel, recomputed from the channel.
     leakage, satisfied : dict
         Audited leakage per privacy table (keys as in docs/cli.md) and whether each holds.
-    measures : dict
-        Every budget-free leakage measure of the channel.
+    measures : Mapping
+        Every budget-free leakage measure of the channel (computed when first read).
     certificate : Certificate or None
         How optimality is known (method, bound, gap), when it is.
     solver, method : str
@@ -165,7 +166,7 @@ class Result:
     objective: float | None = None
     leakage: dict = field(default_factory=dict)
     satisfied: dict = field(default_factory=dict)
-    measures: dict = field(default_factory=dict)
+    measures: Mapping = field(default_factory=dict)
     certificate: Certificate | None = None
     solver: str = ""
     method: str = ""

@@ -266,7 +266,8 @@ THEOREMS = [
     Theorem("tdsc-thm3", f"{CITE} Theorem 3", "RR-LIP q[m,m] = 1-(1-P_m)/e^eps, q[m,k] = P_k/e^eps minimizes the "
             "MMSE of X under eps-LIP (M-ary, G = X)", _prior_cases, _thm3, conditions="none stated",
             axes=("min prior", "epsilon"), coords=_pmin_eps,
-            candidates=(("the smallest prior mass P_min >= 1/(e^eps + 1) (equivalently e^eps - (1 - P_m) <= P_m e^(2 eps) for every m)", rr_condition),)),
+            candidates=(("the smallest prior mass P_min >= 1/(e^eps + 1) (equivalently e^eps - (1 - P_m) <= P_m e^(2 eps) "
+                         "for every m)", rr_condition),)),
     Theorem("tdsc-thm2", f"{CITE} Theorem 2", "binary RR with a binary latent G: q0*, q1* of Theorem 2 minimize "
             "the MMSE of X under eps-LIP w.r.t. G", _latent_cases, _thm2,
             conditions="X and G dependent (t_lower < P1 < t_upper)", applies=_dependent,
@@ -278,7 +279,8 @@ THEOREMS = [
             "q10 = (1-a)/(b-a+e^eps) minimize the worst-case MMSE over the interval", _interval_cases, _prop2,
             axes=("interval width", "epsilon"),
             coords=lambda i: (i["prior_upper"][1] - i["prior_lower"][1], i["epsilon"]),
-            candidates=(("min(a, 1 - b) >= 1/(e^eps + 1) for the interval [a, b] of P1 (equivalently e^eps - (1 - P_m) <= P_m e^(2 eps) for both symbols at both ends)",
+            candidates=(("min(a, 1 - b) >= 1/(e^eps + 1) for the interval [a, b] of P1 (equivalently "
+                         "e^eps - (1 - P_m) <= P_m e^(2 eps) for both symbols at both ends)",
                          lambda i: all(rr_condition({"prior": [1 - p, p], "epsilon": i["epsilon"]})
                                        for p in (i["prior_lower"][1], i["prior_upper"][1]))),)),
     Theorem("tdsc-prop4", f"{CITE} Proposition 4", "for a fixed prior the optimal LIP MSE is at most the optimal "
@@ -298,7 +300,8 @@ THEOREMS = [
             "q[x',y] = P'_y/e^eps, is optimal for Eq 29 under eps-LIP", _prop3_cases, _prop3,
             axes=("min hashed prior", "epsilon"),
             coords=lambda i: (float(np.bincount(i["hash"], weights=i["prior"], minlength=i["g"]).min()), i["epsilon"]),
-            candidates=(("every hashed value m has mass P'_m >= 1/(e^eps + 1) (equivalently e^eps - (1 - P'_m) <= P'_m e^(2 eps))", _prop3_condition),)),
+            candidates=(("every hashed value m has mass P'_m >= 1/(e^eps + 1) (equivalently "
+                         "e^eps - (1 - P'_m) <= P'_m e^(2 eps))", _prop3_condition),)),
     Theorem("tdsc-eq35", f"{CITE} Eq 35 and §4.4", "q01(UE-LIP) - q01(OUE) = P_min(1 - e^eps)/((e^eps - 2P_min + 1)"
             "(e^eps + 1)) <= 0, so UE-LIP has a smaller error than OUE-LDP", _ue_cases, _eq35),
 ]

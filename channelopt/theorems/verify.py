@@ -127,7 +127,7 @@ class Report:
         if fails.all():
             return f"fails on every one of the {len(cases)} cases judged"
         feats = _features([o.inputs for o in cases])
-        best = None
+        best: tuple | None = None
         for name, values in _labels([o.inputs for o in cases]).items():
             for v in set(values):
                 side = np.array([x == v for x in values])
@@ -226,7 +226,7 @@ def _balanced(side: np.ndarray, fails: np.ndarray) -> float:
 def _labels(inputs: list[dict]) -> dict[str, list[str]]:
     """String parameters present in every case (a measure, a mechanism, a form), for `Report.region`."""
     keys = [k for k, v in inputs[0].items() if isinstance(v, str)]
-    return {k: [i.get(k) for i in inputs] for k in keys
+    return {k: [str(i.get(k)) for i in inputs] for k in keys
             if all(isinstance(i.get(k), str) for i in inputs) and len({i.get(k) for i in inputs}) > 1}
 
 
