@@ -481,7 +481,8 @@ THEOREMS = [
             "1 - e^-eps + delta e^-eps} is (eps, delta)-LIP (and lambda is the largest such)", _prop2_cases, _prop2,
             conditions="(eps, delta)-LIP read as Def 5 (Eq 3) or as Cor 9 (Eq 22), which the paper calls equivalent",
             candidates=(("Def 5 (Eq 3)", lambda i: i["definition"] == "def5"), ("delta = 0", lambda i: i["delta"] == 0))),
-    Theorem("calip-lemma4", f"{CITE} Lemma 4", "E_gamma of two Gaussians (s1 >= s2) in closed form", _gauss_cases, _lemma4),
+    Theorem("calip-lemma4", f"{CITE} Lemma 4", "E_gamma of two Gaussians (s1 >= s2) in closed form", _gauss_cases, _lemma4,
+            conditions="s1 >= s2", applies=lambda i: i["s1"] >= i["s2"]),
     Theorem("calip-prop3", f"{CITE} Proposition 3", "E_{e^eps}(f||g) = e^eps E_{e^-eps}(g||f) - e^eps + 1",
             _gauss_cases, _prop3),
     Theorem("calip-thm5", f"{CITE} Theorem 5", "the Gaussian mechanism's delta is the sup over x of the two E_gamma "

@@ -232,31 +232,56 @@ def _labels(inputs: list[dict]) -> dict[str, list[str]]:
 
 def random_cases(th: Theorem, rng: np.random.Generator, n: int) -> list[dict]:
     """n cases drawn around the claim's full grid: each copies a random grid case and redraws its
-    `prior` (Dirichlet of the same size, concentration from CONCENTRATIONS; kept when another
-    input, such as a latent joint, is built on it), its `P1` (uniform over the grid's range) and its
-    `epsilon` (log-uniform over the grid's range); [] when the grid has none of these to redraw.
+    numeric inputs over the grid's ranges. A `prior` becomes a Dirichlet draw (concentration from
+    CONCENTRATIONS) of the same size (the grid's sizes, up to 6 symbols); it is kept when another
+    input (a latent joint, scenarios, a second prior) is built on it. `priors` and `joint` are redrawn the same way;
+    `epsilon`, `epsilons`, `epsilon_lower`, `epsilon_upper` log-uniformly over the grid's budgets;
+    other real scalars uniformly (log-uniformly across decades) over their grid range. Integers,
+    strings and printed values (`printed_*`) stay. [] when there is nothing to redraw.
     `Theorem.sample` replaces this for a claim with its own sampler."""
     if th.sample is not None:
         return th.sample(rng, n)
     grid = th.cases(False)
-    eps = [c["epsilon"] for c in grid if isinstance(c.get("epsilon"), (int, float))]
-    p1 = [c["P1"] for c in grid if isinstance(c.get("P1"), (int, float))]
-    redraw = [c for c in grid if isinstance(c.get("prior"), list) or "P1" in c or "epsilon" in c]
-    if not redraw:
+    ranges: dict[str, list[float]] = {}
+    for c in grid:
+        for k, v in c.items():
+            if k.startswith("printed"):
+                continue
+            if isinstance(v, float):
+                ranges.setdefault(k, []).append(v)
+            elif k == "epsilons" and isinstance(v, list):
+                ranges.setdefault(k, []).extend(float(x) for x in v)
+    redrawable = set(ranges) | {"prior", "priors", "joint"}
+    if not any(redrawable & set(c) for c in grid):
         return []
+
+    def scalar(key: str) -> float:
+        lo, hi = min(ranges[key]), max(ranges[key])
+        if lo > 0 and hi / lo >= 10:
+            return float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
+        return float(rng.uniform(lo, hi))
+
+    def dirichlet(size: int) -> list[float]:
+        P = np.maximum(rng.dirichlet(np.full(size, CONCENTRATIONS[rng.integers(len(CONCENTRATIONS))])), 1e-6)
+        return [float(x) for x in P / P.sum()]
+
     out = []
     for _ in range(n):
-        case = dict(redraw[rng.integers(len(redraw))])
+        case = dict(grid[rng.integers(len(grid))])
         tied = [k for k, v in case.items() if isinstance(v, (list, dict)) and k not in ("prior", "values")]
-        if isinstance(case.get("prior"), list) and all(isinstance(x, (int, float)) for x in case["prior"]) \
-                and not tied:            # a latent joint, scenarios or a family are built on this prior: keep it
-            alpha = CONCENTRATIONS[rng.integers(len(CONCENTRATIONS))]
-            P = np.maximum(rng.dirichlet(np.full(len(case["prior"]), alpha)), 1e-6)
-            case["prior"] = [float(x) for x in P / P.sum()]
-        if "P1" in case and p1:
-            case["P1"] = float(rng.uniform(min(p1), max(p1)))
-        if "epsilon" in case and eps and min(eps) > 0:
-            case["epsilon"] = float(np.exp(rng.uniform(np.log(min(eps)), np.log(max(eps)))))
+        if isinstance(case.get("prior"), list) and all(isinstance(x, (int, float)) for x in case["prior"]) and not tied:
+            case["prior"] = dirichlet(len(case["prior"]))
+        if isinstance(case.get("priors"), list):
+            case["priors"] = [dirichlet(len(p)) for p in case["priors"]]
+        if isinstance(case.get("joint"), list):
+            shape = np.shape(case["joint"])
+            case["joint"] = np.reshape(dirichlet(int(np.prod(shape))), shape).tolist()
+        for k, v in list(case.items()):
+            if k in ranges and isinstance(v, float):
+                case[k] = scalar(k)
+            elif k == "epsilons" and k in ranges and isinstance(v, list):
+                drawn = [scalar(k) for _ in v]
+                case[k] = sorted(drawn) if v == sorted(v) else drawn
         out.append(case)
     return out
 
