@@ -163,3 +163,21 @@ def test_local_search_and_fuzz_generation_are_seeded():
     a = co.solve(problem, bayes_options={"starts": 4, "seed": 3})
     b = co.solve(problem, bayes_options={"starts": 4, "seed": 3})
     assert a.channel.tobytes() == b.channel.tobytes()
+
+
+def test_one_constant_channel_stands_for_all_and_is_the_cheapest():
+    """Every "always output y" channel has the same audit under every notion (brute force over y),
+    and the one trivial_channels builds is the cheapest for a distortion (brute force over y)."""
+    from channelopt.methods.frontend import trivial_channels
+
+    rng = np.random.default_rng(5)
+    d, m = 4, 5
+    P = rng.dirichlet(np.ones(d))
+    D = rng.uniform(0, 1, (d, m))
+    for notion in (co.LIP(0.5), co.LDP(0.5), co.IDLDP(epsilons=[0.3, 0.6, 0.6, 0.9]), co.DI(5.0), co.MIL(0.2)):
+        p = co.Problem(prior=P, privacy=[notion], utility=co.Distortion("distortion", matrix=D), output_size=m)
+        audits = [co.audit(p, np.eye(m)[np.full(d, y)], with_measures=False) for y in range(m)]
+        assert all(a.leakage == audits[0].leakage and a.ok == audits[0].ok for a in audits)
+        (name, q), *rest = trivial_channels(p)
+        costs = [p.utility.evaluate(p, np.eye(m)[np.full(d, y)]) for y in range(m)]
+        assert p.utility.evaluate(p, q) == min(costs) and name == f"constant (always output {int(np.argmin(costs))})"
