@@ -68,7 +68,7 @@ def fig6(quick: bool) -> Figure:
     if crossing and not below:
         leaky = all(closed_half[d].get("feasible") is False for d in crossing)
         f.notes.append(f"Why the paper sees a crossing: the Theorem 3 closed form's eps/2 curve falls below eps-LDP from "
-                       f"|D| = {crossing[0]} ({len(crossing)} of {len(closed_half)} points), and at "
+                       f"|D| = {crossing[0]:g} ({len(crossing)} of {len(closed_half)} points), and at "
                        f"{'every one' if leaky else 'some'} of those points the closed form is not eps/2-LIP (it leaks up "
                        f"to {max(closed_half[d]['leakage'] for d in crossing):.3g} nats): the crossing is that of an "
                        "infeasible channel, not of the eps/2-LIP optimum.")
