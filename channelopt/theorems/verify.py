@@ -286,29 +286,60 @@ def random_cases(th: Theorem, rng: np.random.Generator, n: int) -> list[dict]:
     return out
 
 
+def _cases(th: Theorem, quick: bool, samples: int | None, seed: int) -> tuple[list[dict], list[dict]]:
+    """(grid cases, seeded random cases) of one claim."""
+    n = (RANDOM_QUICK if quick else RANDOM_FULL) if samples is None else samples
+    rng = np.random.default_rng([seed, zlib.crc32(th.id.encode())])
+    return th.cases(quick), (random_cases(th, rng, n) if n else [])
+
+
+def _judge_cases(th: Theorem, cases: list[dict]) -> list[tuple]:
+    """One (outcome, repaired outcome, error) per case in order; (None, None, None) outside the
+    stated conditions."""
+    out: list[tuple] = []
+    for case in cases:
+        if not th.applies(case):
+            out.append((None, None, None))
+            continue
+        try:
+            o = th.check(case)
+            out.append((o, th.corrected(case) if th.corrected is not None else None, None))
+        except ChannelOptError as e:     # a case that cannot be judged is reported, never guessed
+            out.append((None, None, f"{json.dumps(jsonable(case))}: {e}"))
+    return out
+
+
+def _report(th: Theorem, grid: list[tuple], random: list[tuple]) -> Report:
+    rep = Report(th)
+    for target, judged in ((rep.outcomes, grid), (rep.random, random)):
+        for o, fixed, error in judged:
+            if error is not None:
+                rep.errors.append(error)
+            elif o is None:
+                rep.skipped += target is rep.outcomes
+            else:
+                target.append(o)
+                if fixed is not None:
+                    rep.corrected.append(fixed)
+    return rep
+
+
 def judge(th: Theorem, quick: bool = False, samples: int | None = None, seed: int = 0) -> Report:
     """Every grid case and `samples` seeded random cases of one claim (and of its repaired
     statement, when it has one). Cases outside the stated conditions are counted, not judged."""
-    rep = Report(th)
-    n = (RANDOM_QUICK if quick else RANDOM_FULL) if samples is None else samples
-    rng = np.random.default_rng([seed, zlib.crc32(th.id.encode())])
-    for target, cases in ((rep.outcomes, th.cases(quick)), (rep.random, random_cases(th, rng, n) if n else [])):
-        for case in cases:
-            if not th.applies(case):
-                rep.skipped += target is rep.outcomes
-                continue
-            try:
-                target.append(th.check(case))
-                if th.corrected is not None:
-                    rep.corrected.append(th.corrected(case))
-            except ChannelOptError as e:     # a case that cannot be judged is reported, never guessed
-                rep.errors.append(f"{json.dumps(jsonable(case))}: {e}")
-    return rep
+    grid, random = _cases(th, quick, samples, seed)
+    return _report(th, _judge_cases(th, grid), _judge_cases(th, random))
+
+
+CHUNK = 100
+"""Cases per parallel task: a claim's cases are split so that slow claims do not leave one worker
+running alone at the end."""
 
 
 def run(theorems: list[Theorem], quick: bool = False, progress: bool = True, samples: int | None = None,
         n_jobs: int = 1, seed: int = 0) -> list[Report]:
-    """Judge every claim on its grid and on seeded random cases (`judge`), in parallel over claims.
+    """Judge every claim on its grid and on seeded random cases (`judge`), in parallel over chunks
+    of CHUNK cases (the same cases, in the same order, whatever n_jobs).
 
     Parameters
     ----------
@@ -317,11 +348,11 @@ def run(theorems: list[Theorem], quick: bool = False, progress: bool = True, sam
     quick : bool, optional
         The coarse grid and RANDOM_QUICK random cases (RANDOM_FULL otherwise).
     progress : bool, optional
-        A tqdm bar over the claims on stderr.
+        A tqdm bar over the cases on stderr.
     samples : int, optional
         Random cases per claim instead of the default (0: the grid only).
     n_jobs : int, optional
-        joblib workers over claims.
+        joblib workers.
     seed : int, optional
         Seed of the random cases (each claim's stream also depends on its id).
 
@@ -334,14 +365,18 @@ def run(theorems: list[Theorem], quick: bool = False, progress: bool = True, sam
     from joblib import Parallel, delayed
     from tqdm import tqdm
 
-    bar = tqdm(total=len(theorems), desc="verify", unit="claim", disable=not progress, leave=False)
-    out = []
-    for rep in Parallel(n_jobs=n_jobs, return_as="generator")(delayed(judge)(th, quick, samples, seed)
-                                                              for th in theorems):
-        out.append(rep)
-        bar.update()
+    tasks = []                                   # (theorem index, grid or random, chunk of cases)
+    for i, th in enumerate(theorems):
+        for part, cases in enumerate(_cases(th, quick, samples, seed)):
+            tasks += [(i, part, cases[k:k + CHUNK]) for k in range(0, len(cases), CHUNK)]
+    results: list[list[list[tuple]]] = [[[], []] for _ in theorems]
+    bar = tqdm(total=sum(len(t[2]) for t in tasks), desc="verify", unit="case", disable=not progress, leave=False)
+    jobs = (delayed(_judge_cases)(theorems[i], cases) for i, _, cases in tasks)
+    for (i, part, cases), judged in zip(tasks, Parallel(n_jobs=n_jobs, return_as="generator")(jobs)):
+        results[i][part] += judged
+        bar.update(len(cases))
     bar.close()
-    return out
+    return [_report(th, *results[i]) for i, th in enumerate(theorems)]
 
 
 def _fmt_worst(rep: Report) -> str:
