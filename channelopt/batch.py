@@ -237,10 +237,11 @@ def _pool_for(template: Problem) -> tuple[list, dict]:
 def critical_region_chunk(template: Problem, P: np.ndarray):
     """A chunk of users through the pool of optimal bases (new bases found on the way).
 
-    First a vectorized routing step: every user whose route key (`route_keys`) already led to an
-    entry is tested against that one entry, all such users in one batched region test per entry
-    shape. The users it does not certify go through the pool entry by entry, then get their own
-    LP; the entries that certify them become their keys' routes.
+    First a vectorized routing step: each user is tested against the entries its route key
+    (`route_keys`) led to before (up to ROUTE_TRIES, one round per rank), all users of a round in
+    one batched region test per entry shape. The users left are tested against every pool entry
+    at once (all pairs, in blocks of SCAN_ROWS), then get their own LP; the entries that certify
+    them become their keys' routes.
 
     Returns (certified mask, q (N, d, m), gain, bound); users not certified are left for `solve`.
     """

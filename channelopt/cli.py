@@ -202,12 +202,9 @@ def _theorems(args) -> int:
 
 
 def _verify(args) -> int:
-    from pathlib import Path
-
-    from .theorems import get, registry, verify
-
     from .io import check_writable, write_atomic
     from .sweep import MAX_JOBS
+    from .theorems import get, registry, verify
 
     if args.worst and not args.out:
         raise ProblemError("--worst writes files: give --out DIR")
@@ -368,8 +365,6 @@ def _batch(args) -> int:
 
 
 def _bench(args) -> int:
-    from pathlib import Path
-
     from . import bench
     from .io import check_writable
 

@@ -7,10 +7,10 @@ import csv
 import io
 import json
 import math
-from collections.abc import Mapping
 import os
 import tempfile
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -89,7 +89,8 @@ def _problem_from_dict(doc: dict) -> Problem:
     notions = [parse_notion(t, f"privacy[{i}]") for i, t in enumerate(privacy)]
     utility = parse_utility(doc["utility"]) if "utility" in doc else None
     common = dict(privacy=notions, utility=utility, values=inp.get("values"), labels=inp.get("labels"),
-                  output_size=out.get("size"), output_fixed=out.get("fixed"), output_values=out.get("values"), name=name, solver=solver)
+                  output_size=out.get("size"), output_fixed=out.get("fixed"), output_values=out.get("values"),
+                  name=name, solver=solver)
     if "raw_prior" in inp or "query" in inp:
         if "raw_prior" not in inp or "query" not in inp:
             raise ProblemError("input.raw_prior and input.query must be given together")

@@ -190,7 +190,7 @@ def test_problem_files_round_trip_through_the_writer(problems_dir):
 # --- verdict classes, random cases, regions (the classification engine, on claims registered here) ---
 
 from channelopt.closed_forms import rr_lip  # noqa: E402
-from channelopt.theorems.check import VERIFY_TOL, value_claim  # noqa: E402
+from channelopt.theorems.check import value_claim  # noqa: E402
 
 PRIOR_EPS = lambda quick: [{"prior": list(P), "epsilon": e}   # noqa: E731
                            for P in ([0.5, 0.5], [0.3, 0.7], [0.1, 0.9], [0.2, 0.3, 0.5], [0.05, 0.15, 0.8])

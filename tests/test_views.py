@@ -91,21 +91,18 @@ def test_sweeps_record_their_points_as_data(problems_dir, tmp_path, capsys):
     assert printed == [f"4 points: 4 optimal; table written to {out}"]
 
 
-@pytest.mark.skipif(not hasattr(__import__("os"), "openpty"), reason="needs a pseudo-terminal")
-def test_progress_bar_on_a_terminal_not_in_a_pipe(problems_dir):
-    import os
-    import subprocess
-    import sys
-
-    cmd = [sys.executable, "-m", "channelopt.cli", "sweep", str(problems_dir / "lip_tdsc_3symbol.toml"),
-           "--epsilon", "0.5:2:6"]
+def on_terminal(cmd, timeout=300):
+    """Run cmd with stderr on a pseudo-terminal of a real terminal's size: (process, what the
+    terminal showed)."""
     import fcntl
+    import os
     import struct
+    import subprocess
     import termios
 
     master, slave = os.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))   # a real terminal's size
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=slave, timeout=120)
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=slave, timeout=timeout)
     os.close(slave)
     seen = b""
     try:
@@ -114,6 +111,17 @@ def test_progress_bar_on_a_terminal_not_in_a_pipe(problems_dir):
     except OSError:   # the terminal closed
         pass
     os.close(master)
+    return proc, seen
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "openpty"), reason="needs a pseudo-terminal")
+def test_progress_bar_on_a_terminal_not_in_a_pipe(problems_dir):
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-m", "channelopt.cli", "sweep", str(problems_dir / "lip_tdsc_3symbol.toml"),
+           "--epsilon", "0.5:2:6"]
+    proc, seen = on_terminal(cmd, timeout=120)
     assert proc.returncode == 0 and b"sweep" in seen and b"6/6" in seen
     piped = subprocess.run(cmd, capture_output=True, timeout=120)
     assert piped.returncode == 0 and piped.stderr == b""
@@ -222,27 +230,10 @@ def test_unused_outputs_dropped_on_the_cli_and_in_sweeps(tmp_path, capsys):
     assert all(r.outputs is not None and r.full_channel.shape == (4, 4) for r in s)
 
 
+@pytest.mark.skipif(not hasattr(__import__("os"), "openpty"), reason="needs a pseudo-terminal")
 def test_bench_and_reproduce_show_bars_on_a_terminal(tmp_path):
-    import fcntl
-    import os
-    import struct
     import subprocess
     import sys
-    import termios
-
-    def on_terminal(cmd):
-        master, slave = os.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=slave, timeout=300)
-        os.close(slave)
-        seen = b""
-        try:
-            while chunk := os.read(master, 4096):
-                seen += chunk
-        except OSError:
-            pass
-        os.close(master)
-        return proc, seen
 
     bench = [sys.executable, "-m", "channelopt", "bench", "--notions", "ldp", "--utilities", "hamming",
              "--sizes", "4,8", "--solvers", "HIGHS", "--baselines", "none", "--out", str(tmp_path / "b")]

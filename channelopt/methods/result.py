@@ -208,9 +208,8 @@ class Result:
         return q
 
     def _output_names(self) -> list[str]:
-        if self.outputs is not None:
-            return [f"y{y}" for y in self.outputs]
-        return [f"y{y}" for y in range(0 if self.channel is None else self.channel.shape[1])]
+        ys = self.outputs if self.outputs is not None else range(0 if self.channel is None else self.channel.shape[1])
+        return [f"y{y}" for y in ys]
 
     def _dropped_note(self) -> str:
         if self.outputs is None:

@@ -153,7 +153,7 @@ class Report:
     def to_json(self) -> dict:
         th = self.theorem
         out = {**th.describe(), "cases": len(self.outcomes), "verdict": self.verdict,
-               "counts": {k: sum(o.kind == k for o in self.outcomes) for k in ORDER}, "tolerance": VERIFY_TOL}
+               "counts": _counts(self.outcomes), "tolerance": VERIFY_TOL}
         if self.skipped:
             out["not_applicable"] = self.skipped
         if self.errors:
@@ -169,7 +169,7 @@ class Report:
             out["condition"] = cond
         rate = self.failure_rate()
         if rate is not None:
-            out["random"] = {**rate, "counts": {k: sum(o.kind == k for o in self.random) for k in ORDER}}
+            out["random"] = {**rate, "counts": _counts(self.random)}
         if th.corrected is not None:
             out["correction"] = {"statement": th.correction, "cases": len(self.corrected),
                                  "holds": all(o.kind == "holds" for o in self.corrected)}
@@ -180,6 +180,10 @@ class Report:
         if small is not None:
             out["smallest"] = _case(small)
         return jsonable(out)
+
+
+def _counts(outcomes: list[Outcome]) -> dict:
+    return {k: sum(o.kind == k for o in outcomes) for k in ORDER}
 
 
 def _case(o: Outcome) -> dict:
@@ -234,8 +238,8 @@ def random_cases(th: Theorem, rng: np.random.Generator, n: int) -> list[dict]:
     """n cases drawn around the claim's full grid: each copies a random grid case and redraws its
     numeric inputs over the grid's ranges. A `prior` becomes a Dirichlet draw (concentration from
     CONCENTRATIONS) of the same size (the grid's sizes, up to 6 symbols); it is kept when another
-    input (a latent joint, scenarios, a second prior) is built on it. `priors` and `joint` are redrawn the same way;
-    `epsilon`, `epsilons`, `epsilon_lower`, `epsilon_upper` log-uniformly over the grid's budgets;
+    input (a latent joint, scenarios, a second prior) is built on it. `priors` and `joint` are
+    redrawn the same way; `epsilon`, `epsilons`, `epsilon_lower`, `epsilon_upper` log-uniformly over the grid's budgets;
     other real scalars uniformly (log-uniformly across decades) over their grid range. Integers,
     strings and printed values (`printed_*`) stay. [] when there is nothing to redraw.
     `Theorem.sample` replaces this for a claim with its own sampler."""
@@ -418,7 +422,7 @@ def markdown(reports: list[Report], quick: bool) -> str:
     for r in reports:
         lines += ["", f"## {r.theorem.id}", "", f"{r.theorem.claim} ({r.theorem.citation}; stated conditions: "
                   f"{r.theorem.conditions or 'none'}).", ""]
-        counts = r.to_json()["counts"]
+        counts = _counts(r.outcomes)
         lines.append(f"Grid: {len(r.outcomes)} cases judged ({counts['holds']} hold, {counts['infeasible']} infeasible, "
                      f"{counts['suboptimal']} suboptimal)" + (f", {r.skipped} outside the stated conditions" if r.skipped else "")
                      + (f", {len(r.errors)} could not be judged" if r.errors else "") + f". Class: **{r.klass}**.")
@@ -430,14 +434,13 @@ def markdown(reports: list[Report], quick: bool) -> str:
         if region:
             lines.append(f"Where it fails: {region}.")
         if r.theorem.corrected is not None:
-            ok = all(o.kind == "holds" for o in r.corrected)
-            lines.append(f"Repaired statement ({r.theorem.correction}): {'holds' if ok else 'fails'} on all "
-                         f"{len(r.corrected)} cases." if ok else
-                         f"Repaired statement ({r.theorem.correction}): fails on "
-                         f"{sum(o.kind != 'holds' for o in r.corrected)} of {len(r.corrected)} cases.")
+            failing = sum(o.kind != "holds" for o in r.corrected)
+            lines.append(f"Repaired statement ({r.theorem.correction}): " +
+                         (f"holds on all {len(r.corrected)} cases." if not failing else
+                          f"fails on {failing} of {len(r.corrected)} cases."))
         w = r.worst
         if w is not None:
-            lines += ["", "Worst counterexample:", "", "```json", json.dumps(r.to_json()["worst"], indent=1), "```"]
+            lines += ["", "Worst counterexample:", "", "```json", json.dumps(jsonable(_case(w)), indent=1), "```"]
         if r.theorem.axes and r.theorem.coords:
             lines += ["", f"![{r.theorem.id}]({r.theorem.id}.png)"]
     return "\n".join(lines) + "\n"
