@@ -120,6 +120,24 @@ def _parser() -> argparse.ArgumentParser:
                                       "copies (same as CHANNELOPT_DATA)")
     r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="a bar over the figures on stderr (default: when stderr is a terminal)")
+    m = sub.add_parser("audit-mechanism", help="exact or statistical leakage of an LDP implementation against its claim")
+    m.add_argument("randomizer", nargs="?", help="adapter name (see --list) or module:function")
+    m.add_argument("--list", action="store_true", help="list the adapters and exit")
+    m.add_argument("--d", type=int, help="inputs 0..d-1")
+    m.add_argument("--epsilon", type=float, help="the claimed LDP budget")
+    m.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="adapter parameter (repeatable), e.g. --param m=16")
+    m.add_argument("--notion", action="append", choices=["ldp", "lip"],
+                   help="notions to check, the first judges the verdict (default: ldp)")
+    m.add_argument("--prior", help="comma-separated prior for lip (default uniform)")
+    m.add_argument("--method", choices=["auto", "white-box", "black-box"], default="auto")
+    m.add_argument("--samples", type=int, help="reports per input for the black-box audit (default 20000)")
+    m.add_argument("--seed", type=int, default=0)
+    m.add_argument("--confidence", type=float, default=0.95)
+    m.add_argument("--json", action="store_true")
+    m.add_argument("--report", metavar="DIR", help="regenerate the published audit of every adapter into DIR "
+                   "(implementations.md + implementations.json)")
+    m.add_argument("--quick", action="store_true", help="with --report: d in {4, 8} and eps in {1, 4} only")
     return p
 
 
@@ -462,6 +480,42 @@ def _reproduce_one(figures, fid: str, quick: bool, out: Path) -> None:
     write_atomic(out / f"{fid}.md", "\n".join(section) + "\n")
 
 
+def _param(text: str):
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise ProblemError(f"--param must read KEY=VALUE, got {text!r}")
+    try:
+        return key, json.loads(value)
+    except ValueError:
+        return key, value
+
+
+def _audit_mechanism(args) -> int:
+    """Exit 0: within claim; 1: violates claim; 3: inconclusive (black-box found no violation)."""
+    from .implementations import ADAPTERS, audit_mechanism
+    from .implementations.report import write_report
+
+    if args.list:
+        print("\n".join(ADAPTERS))
+        return 0
+    if args.report:
+        write_report(args.report, quick=args.quick, progress=_progress(None))
+        return 0
+    if args.randomizer is None or args.d is None or args.epsilon is None:
+        raise ProblemError("audit-mechanism needs a randomizer, --d and --epsilon (or --list / --report)")
+    prior = None
+    if args.prior is not None:
+        try:
+            prior = [float(v) for v in args.prior.split(",")]
+        except ValueError:
+            raise ProblemError(f"--prior must be comma-separated numbers, got {args.prior!r}") from None
+    result = audit_mechanism(args.randomizer, args.d, args.epsilon, notions=args.notion or ["ldp"], prior=prior,
+                             params=dict(_param(p) for p in args.param), method=args.method, samples=args.samples,
+                             seed=args.seed, confidence=args.confidence)
+    print(json.dumps(result.to_dict(), indent=2) if args.json else result)
+    return {"within claim": 0, "violates claim": 1}.get(result.verdict, 3)
+
+
 def main(argv=None) -> int:
     import signal
     import threading
@@ -477,7 +531,7 @@ def main(argv=None) -> int:
         args = _parser().parse_args(argv)
         return {"solve": _solve, "audit": _audit, "reproduce": _reproduce, "verify": _verify,
                 "theorems": _theorems, "analyze": _analyze, "bench": _bench,
-                "sweep": _sweep, "batch": _batch}[args.command](args)
+                "sweep": _sweep, "batch": _batch, "audit-mechanism": _audit_mechanism}[args.command](args)
     except ChannelOptError as e:
         print(f"channelopt: error: {e}".replace("\n", " "), file=sys.stderr)
         return 2 if isinstance(e, ProblemError) else 1

@@ -11,6 +11,7 @@ Registry keys are "library:ORACLE" (`ADAPTERS`); `build(name, d, epsilon, **para
 from __future__ import annotations
 
 import importlib
+import inspect
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -243,6 +244,7 @@ def _mf_ss(as_set):
         p = k * np.exp(eps) / (k * np.exp(eps) + d - k)
         q = ((k - 1) * (k * np.exp(eps)) + (d - k) * k) / ((d - 1) * (k * np.exp(eps) + d - k))
         return dict(run=lambda x: client(x, d, eps), canonical=_set if as_set else None, support=lambda y: list(y),
+                    events=lambda y: list(y),                            # membership: what the server counts
                     server_pq=(p, q), variance=_mf_var(p, q), params={"subset size": k})
     return make
 
@@ -323,6 +325,12 @@ def build(name: str, d: int, epsilon: float, **params) -> Randomizer:
         raise ProblemError(f"d must be an integer >= 2, got {d!r}")
     if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not math.isfinite(epsilon) or epsilon <= 0:
         raise ProblemError(f"epsilon must be a finite number > 0, got {epsilon!r}")
+    allowed = [k for k, p in inspect.signature(ADAPTERS[name]).parameters.items()
+               if k not in ("d", "eps") and p.kind is p.KEYWORD_ONLY or (k not in ("d", "eps", "_") and p.kind is p.POSITIONAL_OR_KEYWORD)]
+    for key in params:
+        if key not in allowed:
+            raise ProblemError(f"adapter {name!r} has no parameter {key!r}{did_you_mean(key, allowed)}; "
+                               f"its parameters: {', '.join(allowed) or 'none'}")
     spec = ADAPTERS[name](int(d), float(epsilon), **params)
     claim = spec.pop("claim", float(epsilon))
     library = PURE if name.startswith("pure-ldp") else MULTI

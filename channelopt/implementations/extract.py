@@ -82,10 +82,12 @@ class Extraction:
         prior = np.asarray(prior, float)
         if self.bits is not None:
             return unary.lip_leakage(*self.bits, prior)
-        from ..notions import LIP
-        from ..problem import Problem
-        problem = Problem(prior=prior, privacy=[LIP(1.0)], output_size=self.m)
-        return float(LIP(1.0).leakage(problem, self.channel))
+        q = self.channel
+        py = prior @ q
+        used = py > 0
+        with np.errstate(divide="ignore"):
+            lift = np.log(q[:, used]) - np.log(py[used])[None, :]
+        return float(np.abs(lift).max())
 
     def support_probability(self, support) -> np.ndarray:
         """s[x, v] = Pr(v in support(report) | x) for a server's support function (report -> values)."""
