@@ -264,7 +264,8 @@ def _mf_long(func, module, bits=False, extra=()):
     def make(d, eps, eps_1=None, **_):
         eps_1 = eps / 2 if eps_1 is None else eps_1
         client = _mf(f"long_freq_est.{module}", func)
-        run = (lambda k: (lambda x: client(x, k, eps, eps_1, *extra)))
+        def run(k):
+            return lambda x: client(x, k, eps, eps_1, *extra)
         return dict(run=run(d), bitwise=run if bits else None, claim=eps_1,
                     params={"eps_perm": eps, "eps_1 (claimed per report)": eps_1})
     return make

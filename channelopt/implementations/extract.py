@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -49,9 +50,9 @@ class Extraction:
 
     d: int
     method: str
-    channel: np.ndarray | None = None
+    channel: Any = None
     outputs: list = field(default_factory=list)
-    bits: tuple | None = None
+    bits: Any = None
     paths: int = 0
     sampled: bool = False
 
@@ -63,7 +64,7 @@ class Extraction:
         """Exact LDP leakage max ln Pr(y|x)/Pr(y|x') and a witness (x, x', report)."""
         if self.bits is not None:
             L = unary.pair_leakage(*self.bits)
-            i, j = np.unravel_index(np.argmax(L), L.shape)
+            i, j = (int(v) for v in np.unravel_index(np.argmax(L), L.shape))
             a, b = self.bits
             rho = np.stack([(1 - a) / (1 - b), a / b], axis=-1)
             y = np.zeros(self.d, dtype=int)
@@ -81,7 +82,8 @@ class Extraction:
         """Exact eps-LIP leakage (G = X) under `prior` (LIP-TDSC Eq 32)."""
         prior = np.asarray(prior, float)
         if self.bits is not None:
-            return unary.lip_leakage(*self.bits, prior)
+            a, b = self.bits
+            return unary.lip_leakage(a, b, prior)
         q = self.channel
         py = prior @ q
         used = py > 0

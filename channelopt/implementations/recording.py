@@ -219,8 +219,8 @@ class FakeNumpyRandom(types.SimpleNamespace):
         return _shaped(size, lambda: np.dtype(dtype).type(self._rec.integer(low, high)))
 
     def binomial(self, n, p, size=None):
-        n = int(n)
-        pmf = stats.binom.pmf(np.arange(n + 1), n, float(p))
+        n, p = int(n), float(p)
+        pmf = (1.0 - p, p) if n == 1 else stats.binom.pmf(np.arange(n + 1), n, p)
         return _shaped(size, lambda: self._rec.categorical(pmf))
 
     def choice(self, a, size=None, replace=True, p=None):
@@ -287,7 +287,7 @@ def patched(packages, rec: Recorder):
     saved = []
     for mod in _modules(packages):
         for name, value in list(vars(mod).items()):
-            new = None
+            new: object = None
             if value is _pyrandom:
                 new = fake_random
             elif value is np:
@@ -349,6 +349,14 @@ def enumerate_outputs(run, packages, *, max_paths: int = MAX_PATHS, seed: int = 
             rec = Recorder(prefix=prefix, seed_values=seed_values, seed=seed, seed_samples=seed_samples)
             retape(rec)
             out = key_of(run())
+            if paths == 0:                     # a draw the recorder does not see makes replays disagree
+                for _ in range(2):
+                    again = Recorder(prefix=[], seed_values=seed_values, seed=seed, seed_samples=seed_samples)
+                    retape(again)
+                    if key_of(run()) != out or again.taken != rec.taken:
+                        raise NotEnumerable("the randomizer is not deterministic under a fixed sequence of draws: it "
+                                            "draws from a random source other than Python's random and NumPy's global "
+                                            "generator in the patched packages")
             if len(rec.taken) < len(prefix):
                 raise NotEnumerable("the randomizer is not deterministic under a fixed sequence of draws "
                                     "(it drew fewer values when replayed)")
