@@ -312,6 +312,14 @@ ADAPTERS: dict[str, Callable] = {
 }
 
 
+def check_domain(d, epsilon) -> None:
+    """d an integer >= 2 and epsilon a finite number > 0, or a ProblemError naming the value."""
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
+        raise ProblemError(f"d must be an integer >= 2, got {d!r}")
+    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not math.isfinite(epsilon) or epsilon <= 0:
+        raise ProblemError(f"epsilon must be a finite number > 0, got {epsilon!r}")
+
+
 def build(name: str, d: int, epsilon: float, **params) -> Randomizer:
     """The adapter `name` (a key of `ADAPTERS`) at domain size d and claimed budget epsilon.
 
@@ -322,10 +330,7 @@ def build(name: str, d: int, epsilon: float, **params) -> Randomizer:
     """
     if name not in ADAPTERS:
         raise ProblemError(f"adapter {name!r} is unknown{did_you_mean(name, ADAPTERS)}; known: {', '.join(ADAPTERS)}")
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
-        raise ProblemError(f"d must be an integer >= 2, got {d!r}")
-    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not math.isfinite(epsilon) or epsilon <= 0:
-        raise ProblemError(f"epsilon must be a finite number > 0, got {epsilon!r}")
+    check_domain(d, epsilon)
     allowed = [k for k, p in inspect.signature(ADAPTERS[name]).parameters.items()
                if k not in ("d", "eps") and p.kind is p.KEYWORD_ONLY or (k not in ("d", "eps", "_") and p.kind is p.POSITIONAL_OR_KEYWORD)]
     for key in params:

@@ -13,9 +13,9 @@ import numpy as np
 from ..errors import ProblemError
 from ..notions import AUDIT_TOL
 from . import blackbox
-from .adapters import ADAPTERS, Randomizer, build
+from .adapters import ADAPTERS, Randomizer, build, check_domain
 from .extract import Extraction, bitwise_channel, enumerate_channel
-from .recording import NotEnumerable
+from .recording import SEED_SAMPLES, NotEnumerable
 
 NOTIONS = ("ldp", "lip")
 WHITE_PATHS = 1 << 14         # paths per input before a bitwise extraction is preferred
@@ -105,16 +105,9 @@ def resolve(randomizer, d: int, epsilon: float, params: dict | None = None) -> R
     if isinstance(randomizer, str):
         if randomizer in ADAPTERS or ":" not in randomizer or randomizer.split(":")[0] in ("pure-ldp", "multi-freq-ldpy"):
             return build(randomizer, d, epsilon, **(params or {}))
-        build_checks(d, epsilon)
+        check_domain(d, epsilon)
         return _callable(randomizer, int(d), float(epsilon))
     raise ProblemError(f"randomizer must be an adapter name, 'module:function' or a callable, got {randomizer!r}")
-
-
-def build_checks(d, epsilon) -> None:
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
-        raise ProblemError(f"d must be an integer >= 2, got {d!r}")
-    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not math.isfinite(epsilon) or epsilon <= 0:
-        raise ProblemError(f"epsilon must be a finite number > 0, got {epsilon!r}")
 
 
 def white_box(r: Randomizer, *, max_paths: int = WHITE_PATHS, seed: int = 0) -> Extraction:
@@ -220,7 +213,7 @@ def _exact(r: Randomizer, ext: Extraction, notions, prior, notes) -> MechanismAu
     if verdict == "violates claim" and notions[0] == "ldp":
         witness = {"x": x, "x_prime": x2, "report": y}
     if ext.sampled:
-        notes.append(f"a huge draw (hash seed) was restricted to {64} sampled values: exact given those seeds, "
+        notes.append(f"a huge draw (hash seed) was restricted to {SEED_SAMPLES} sampled values: exact given those seeds, "
                      "a lower bound over all seeds")
     return MechanismAudit(r.name, r.d, r.epsilon, f"white-box: {ext.method} ({ext.paths:,} runs)", leakage, verdict,
                           witness, None, notes, ext)

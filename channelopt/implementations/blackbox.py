@@ -19,33 +19,15 @@ from __future__ import annotations
 
 import math
 import random as _pyrandom
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
 from ..errors import ProblemError
-from .recording import _modules, key_of
+from .recording import key_of, patched
 
 CHUNK = 4096
-
-
-@contextmanager
-def python_source(packages):
-    """Run numba-compiled functions of `packages` as their Python source, so that seeding Python's
-    and NumPy's global generators makes the randomizer reproducible."""
-    saved = []
-    for mod in _modules(packages):
-        for name, value in list(vars(mod).items()):
-            if hasattr(value, "py_func") and callable(getattr(value, "py_func", None)):
-                saved.append((mod, name, value))
-                setattr(mod, name, value.py_func)
-    try:
-        yield
-    finally:
-        for mod, name, value in reversed(saved):
-            setattr(mod, name, value)
 
 
 def draw(run, x: int, n: int, seed, packages=()) -> list:
@@ -55,7 +37,7 @@ def draw(run, x: int, n: int, seed, packages=()) -> list:
     _pyrandom.seed(int(ss.generate_state(1)[0]))
     np.random.seed(ss.generate_state(1, np.uint32)[0] ^ 0x5EED)  # noqa: NPY002
     try:
-        with python_source(packages):
+        with patched(packages):
             return [key_of(run(x)) for _ in range(n)]
     finally:
         np.random.set_state(state[0])  # noqa: NPY002

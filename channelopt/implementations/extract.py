@@ -138,10 +138,14 @@ def enumerate_channel(run, d: int, packages, *, canonical=None, max_paths=None, 
     return Extraction(d=d, method="enumeration", channel=q, outputs=outputs, paths=paths, sampled=sampled)
 
 
+def _bit_matrix(outputs) -> np.ndarray:
+    """Y[j, k] = 1 where bit k of report j is 1."""
+    return np.array([[1.0 if v == 1 else 0.0 for v in y] for y in outputs])
+
+
 def bit_marginals(ext: Extraction) -> np.ndarray:
     """marg[x, k] = Pr(y_k = 1 | x) of an enumerated bit-vector channel."""
-    Y = np.array([[1.0 if v == 1 else 0.0 for v in y] for y in ext.outputs])
-    return ext.channel @ Y
+    return ext.channel @ _bit_matrix(ext.outputs)
 
 
 def bitwise_channel(make_run, d: int, packages, *, check_d: int = 4) -> Extraction:
@@ -155,9 +159,9 @@ def bitwise_channel(make_run, d: int, packages, *, check_d: int = 4) -> Extracti
     if not (np.allclose(a, a[0], atol=PRODUCT_TOL, rtol=0) and np.allclose(b, b[0], atol=PRODUCT_TOL, rtol=0)):
         raise NotEnumerable("the per-bit channel differs between bits: not a symmetric unary encoding")
     four = enumerate_channel(make_run(check_d), check_d, packages)
-    marg = bit_marginals(four)
+    Y = _bit_matrix(four.outputs)
+    marg = four.channel @ Y
     expect = np.where(np.eye(check_d, dtype=bool), a[0], b[0])
-    Y = np.array([[1.0 if v == 1 else 0.0 for v in y] for y in four.outputs])
     product = np.exp(np.log(np.where(Y[None], marg[:, None, :], 1 - marg[:, None, :])).sum(axis=2))
     if not (np.allclose(marg, expect, atol=PRODUCT_TOL, rtol=0) and np.allclose(product, four.channel, atol=PRODUCT_TOL, rtol=0)):
         raise NotEnumerable(f"the report is not a product of independent bits with the two-symbol per-bit channel at d = {check_d}")

@@ -158,7 +158,7 @@ def _shaped(size, draw):
 class FakeRandomModule(types.SimpleNamespace):
     """Python's `random` module, drawing from a `Recorder`."""
 
-    def __init__(self, rec: Recorder):
+    def __init__(self, rec: Recorder | None):
         super().__init__()
         self._rec = rec
 
@@ -201,7 +201,7 @@ class FakeRandomModule(types.SimpleNamespace):
 class FakeNumpyRandom(types.SimpleNamespace):
     """NumPy's legacy `np.random` functions, drawing from a `Recorder`."""
 
-    def __init__(self, rec: Recorder):
+    def __init__(self, rec: Recorder | None):
         super().__init__()
         self._rec = rec
 
@@ -255,7 +255,7 @@ class FakeNumpyRandom(types.SimpleNamespace):
 class FakeNumpy(types.ModuleType):
     """The `numpy` module with `random` replaced."""
 
-    def __init__(self, rec: Recorder):
+    def __init__(self, rec: Recorder | None):
         super().__init__("numpy")
         self.random = FakeNumpyRandom(rec)
 
@@ -274,9 +274,11 @@ def _modules(packages):
 
 
 @contextmanager
-def patched(packages, rec: Recorder):
-    """Replace `random`, `numpy` and numba-compiled functions by recording / pure-Python ones in
-    every module of `packages` for the duration of the block (restored on exit, even on error).
+def patched(packages, rec: Recorder | None = None):
+    """Run numba-compiled functions of `packages` as their Python source and, given a `Recorder`,
+    replace their `random` and `numpy` names by recording ones, for the duration of the block
+    (restored on exit, even on error). Without a recorder the global generators stay, so that
+    seeding them makes the randomizer reproducible (`blackbox`).
 
     Yields a function that points the fakes at a new tape (one per run of the odometer)."""
     fake_random, fake_np = FakeRandomModule(rec), FakeNumpy(rec)
@@ -288,12 +290,14 @@ def patched(packages, rec: Recorder):
     for mod in _modules(packages):
         for name, value in list(vars(mod).items()):
             new: object = None
-            if value is _pyrandom:
+            if hasattr(value, "py_func") and callable(getattr(value, "py_func", None)):
+                new = value.py_func                      # numba dispatcher: run its Python source
+            elif rec is None:
+                continue
+            elif value is _pyrandom:
                 new = fake_random
             elif value is np:
                 new = fake_np
-            elif hasattr(value, "py_func") and callable(getattr(value, "py_func", None)):
-                new = value.py_func                      # numba dispatcher: run its Python source
             elif value is np.random:
                 new = fake_np.random
             if new is not None:
