@@ -69,7 +69,9 @@ def raises_on_two(x):
 
 
 def not_seeded(x, _rng=np.random.default_rng()):
-    return int(_rng.integers(0, 2))
+    """Draws from a private generator the recorder does not replace (2^32 values: two runs agree
+    with probability 2^-32)."""
+    return int(_rng.integers(0, 2**32))
 
 
 def uniform_arith(x):
@@ -231,6 +233,55 @@ def test_cli_exit_codes_and_one_line_errors():
     assert missing.returncode == 2 and "Traceback" not in missing.stderr
 
 
+def sorted_triple(x):
+    """Three distinct values out of six, sorted: a set-valued report (x is ignored)."""
+    return tuple(sorted(int(v) for v in np.random.choice(6, 3, replace=False)))
+
+
+def test_samples_read_as_sets_give_every_set_one_over_n_choose_k():
+    ordered = enumerate_outputs(lambda: sorted_triple(0), PKG)
+    as_sets = enumerate_outputs(lambda: sorted_triple(0), PKG, unordered=True)
+    assert ordered.paths == 6 * 5 * 4 and as_sets.paths == math.comb(6, 3)
+    assert set(as_sets.dist) == set(ordered.dist) and len(as_sets.dist) == 20
+    for y, p in as_sets.dist.items():
+        assert p == pytest.approx(1 / 20, abs=1e-15) and ordered.dist[y] == pytest.approx(1 / 20, abs=1e-15)
+
+
+def two_hash_seeds(x):
+    """A coin, one more draw on one branch only, then two independent 32-bit seeds."""
+    coin = random.random() < 0.5
+    if coin:
+        random.random() < 0.3
+    return coin, random.randint(0, 2**32 - 1), random.randint(0, 2**32 - 1)
+
+
+def test_sampled_seeds_are_the_same_values_wherever_the_draw_happens():
+    # The two seeds come at different tape positions on the two branches of the coin; the sampled
+    # values must not depend on that, or a report would look possible under one path only.
+    e = enumerate_outputs(lambda: two_hash_seeds(0), PKG)
+    assert e.sampled
+    seeds = {c: {(a, b) for (cc, a, b) in e.dist if cc == c} for c in (True, False)}
+    assert seeds[True] == seeds[False] and len(seeds[True]) == 64 * 64
+    firsts = {a for (a, b) in seeds[True]}
+    assert firsts == {b for (a, b) in seeds[True]}             # one sample of values per range
+
+
+def test_a_family_that_does_not_run_as_the_randomizer_is_not_read_bitwise():
+    from channelopt.implementations.adapters import Randomizer
+    from channelopt.implementations.audit import white_box
+
+    def ue(p, q, d):
+        return lambda x: [int(np.random.random() < (p if k == x else q)) for k in range(d)]
+    honest = Randomizer("ue", 6, 1.0, run=ue(0.5, 0.2, 6), packages=PKG, family=lambda k: ue(0.5, 0.2, k), bitwise=True)
+    ext = white_box(honest, max_paths=8)                       # 2^6 paths > 8: bitwise
+    assert "bitwise" in ext.method and "same reports" in ext.method
+    np.testing.assert_allclose(ext.bits[0], 0.5, atol=1e-15)
+    np.testing.assert_allclose(ext.bits[1], 0.2, atol=1e-15)
+    liar = Randomizer("ue", 6, 1.0, run=ue(0.5, 0.2, 6), packages=PKG, family=lambda k: ue(0.5, 0.3, k), bitwise=True)
+    with pytest.raises(NotEnumerable, match="does not run as"):
+        white_box(liar, max_paths=8)
+
+
 # --- the peer libraries (extra `peers`) ------------------------------------------------------------
 
 peers = pytest.importorskip("multi_freq_ldpy", reason="multi-freq-ldpy not installed (pip install channelopt[peers])")
@@ -251,7 +302,7 @@ def test_unary_adapters_extract_the_textbook_bits(name, oue):
     a, b = (0.5, 1 / (math.exp(eps) + 1)) if oue else (math.exp(eps / 2) / (math.exp(eps / 2) + 1), 1 / (math.exp(eps / 2) + 1))
     r = build(name, d, eps)
     full = enumerate_channel(r.run, d, r.packages)
-    bits = bitwise_channel(r.bitwise, d, r.packages)
+    bits = bitwise_channel(r.family, d, r.packages)
     np.testing.assert_allclose(bits.bits[0], a, atol=1e-14)
     np.testing.assert_allclose(bits.bits[1], b, atol=1e-14)
     assert full.ldp()[0] == pytest.approx(eps, abs=1e-12) and bits.ldp()[0] == pytest.approx(eps, abs=1e-12)
@@ -290,3 +341,83 @@ def test_seeded_hash_adapters_say_they_are_exact_given_the_sampled_seeds():
 def test_a_random_source_the_recorder_cannot_see_is_refused():
     with pytest.raises(NotEnumerable, match="not deterministic"):
         enumerate_outputs(lambda: not_seeded(0), PKG)
+
+
+def subset_selection(d, eps, k):
+    """Pr(S | x) of subset selection read as a set, from its definition (Ye and Barg 2018): the
+    k-subsets containing x are e^eps times as likely as those that do not."""
+    from itertools import combinations
+    sets = list(combinations(range(d), k))
+    q = np.array([[(math.exp(eps) if x in S else 1.0) for S in sets] for x in range(d)])
+    return q / q.sum(axis=1, keepdims=True), sets
+
+
+def test_subset_selection_past_the_path_cap_is_read_as_sets_and_equals_its_definition():
+    d, eps = 16, 1.0                                           # subset size 4: 15*14*13*12 ordered draws past the cap
+    a = audit_mechanism("multi-freq-ldpy:SS-set", d, eps)
+    assert "as sets" in a.method and "checked against ordered enumeration at d = 8" in a.method
+    k = a.extraction.outputs and len(a.extraction.outputs[0])
+    assert k == 4
+    q, sets = subset_selection(d, eps, k)
+    index = {S: j for j, S in enumerate(sets)}
+    got = np.zeros_like(q)
+    for j, S in enumerate(a.extraction.outputs):
+        got[:, index[S]] = a.extraction.channel[:, j]
+    np.testing.assert_allclose(got, q, atol=1e-14)
+    assert a.leakage["ldp"] == pytest.approx(eps, abs=1e-12)
+
+
+def test_adaptive_oracles_past_the_path_cap_are_read_from_the_branch_they_run():
+    # multi-freq ADP at d = 16, eps = 0.5 runs OUE: exactly the OUE bits, found bitwise from UE_Client
+    d, eps = 16, 0.5
+    a = audit_mechanism("multi-freq-ldpy:ADP", d, eps, notions=("ldp", "lip"))
+    assert "bitwise" in a.method and a.verdict == "within claim"
+    np.testing.assert_allclose(a.extraction.bits[0], 0.5, atol=1e-15)
+    np.testing.assert_allclose(a.extraction.bits[1], 1 / (math.exp(eps) + 1), atol=1e-15)
+    assert a.leakage["lip"] == pytest.approx(co.encoded.unary.lip_leakage(0.5, 1 / (math.exp(eps) + 1), np.full(d, 1 / d)), abs=1e-12)
+    long = audit_mechanism("multi-freq-ldpy:L-ADP", 16, 1.0)
+    assert "bitwise" in long.method and long.leakage["ldp"] == pytest.approx(0.5, abs=1e-9)
+
+
+@pytest.mark.parametrize("eps", [0.5, 2.0])
+def test_rs_fd_is_eps_between_attribute_neighbours_and_more_for_the_whole_tuple(eps):
+    # RS+FD[GRR] on two binary attributes reports the sampled one by GRR at eps' = ln(2 (e^eps - 1) + 1)
+    # and a uniform fake value for the other. By hand: over tuples differing in both attributes the
+    # ratio is p / q = e^eps'; over tuples differing in one, (e^eps' + 1) / 2 = e^eps.
+    a = audit_mechanism("multi-freq-ldpy:RSpFD-GRR", 4, eps)
+    amp = math.log(2 * (math.exp(eps) - 1) + 1)
+    assert a.leakage["ldp"] == pytest.approx(amp, abs=1e-12) and a.verdict == "violates claim"
+    assert a.leakage["ldp (one attribute differs)"] == pytest.approx(eps, abs=1e-12)
+    w = a.witness
+    assert all(u != v for u, v in zip(np.unravel_index(w["x"], (2, 2)), np.unravel_index(w["x_prime"], (2, 2))))
+
+
+def test_sampling_one_attribute_costs_eps_and_splitting_composes_to_eps():
+    for name in ("multi-freq-ldpy:SMP-OUE", "multi-freq-ldpy:SPL-GRR", "multi-freq-ldpy:SPL-OUE"):
+        a = audit_mechanism(name, 8, 1.0)                      # shape 2x4
+        assert a.verdict == "within claim" and a.leakage["ldp"] == pytest.approx(1.0, abs=1e-12), name
+
+
+def test_multidimensional_shape_is_checked():
+    with pytest.raises(ProblemError, match="product is d = 16"):
+        build("multi-freq-ldpy:SMP-GRR", 16, 1.0, shape="3x4")
+    with pytest.raises(ProblemError, match="prime"):
+        build("multi-freq-ldpy:SMP-GRR", 7, 1.0)
+    assert build("multi-freq-ldpy:SMP-GRR", 12, 1.0, shape="2x2x3").shape == (2, 2, 3)
+
+
+def test_fast_local_hashing_bias_is_what_the_library_server_estimates():
+    # pure-ldp FLH draws one of k = 100 fixed hash functions, but its server divides by the q = 1/g of
+    # a fresh hash: the exact expectation of its estimate of an absent value is not 0. Its own
+    # server on simulated reports agrees with the exact expectation.
+    from channelopt.implementations.report import confirm_bias, estimator_variance
+    r = build("pure-ldp:FLH", 4, 0.5)
+    var = estimator_variance(r, audit_mechanism(r).extraction)
+    assert var["bias"] > 0.05
+    c = confirm_bias("pure-ldp:FLH", 4, 0.5, var["v"], n=30_000)
+    assert abs(c["estimate"] - var["mean"]) < 4 * math.sqrt(var["exact at v"] / c["n"])
+
+
+def test_sketch_response_is_within_its_budget():
+    a = audit_mechanism("pure-ldp:SR", 4, 1.0)
+    assert a.verdict == "within claim" and "enumeration" in a.method and a.leakage["ldp"] <= 1.0 + 1e-12

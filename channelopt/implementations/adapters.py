@@ -44,8 +44,14 @@ class Randomizer:
     canonical : callable or None
         Post-processing applied to each report before it is counted (e.g. an ordered subset read
         as a set); None for the report as released.
-    bitwise : callable k -> run or None
-        For unary-type encodings: `run` of a k-symbol instance (product-form extraction).
+    family : callable k -> run, or None
+        `run` of a k-symbol instance of the same code and parameters, for the extractions that
+        read a small instance (bitwise, unordered); the d-symbol instance must run as `run` does.
+    bitwise : bool
+        A unary-type encoding: extract it bit by bit from `family` (`extract.bitwise_channel`).
+    unordered : bool
+        Its uniform samples without replacement may be enumerated as sets (its `canonical` reads
+        the report as a set); checked against ordered enumeration on a small instance.
     continuous : bool
         The report is real-valued: only the black-box audit applies.
     events : callable report -> iterable of event ids, or None
@@ -56,6 +62,14 @@ class Randomizer:
         The probabilities the library's unbiased estimator divides by.
     variance : callable (n, f) -> float, or None
         The library's own variance formula for one frequency, where it has one.
+    server : callable reports -> ndarray (d,), or None
+        The library's own server: normalized frequency estimates from a list of reports.
+    max_paths : int or None
+        Paths per input the white-box enumeration may take before it gives up (default
+        `audit.WHITE_PATHS`), for randomizers known to need more.
+    shape : tuple of int or None
+        Attribute sizes of a multidimensional input (x = np.unravel_index(x, shape)): the audit
+        also gives the leakage between tuples that differ in one attribute.
     params : dict
         The parameters the adapter used (library defaults included).
     """
@@ -66,12 +80,17 @@ class Randomizer:
     run: Callable[[int], Any]
     packages: tuple = ()
     canonical: Callable | None = None
-    bitwise: Callable | None = None
+    family: Callable | None = None
+    bitwise: bool = False
+    unordered: bool = False
     continuous: bool = False
     events: Callable | None = None
     support: Callable | None = None
     server_pq: tuple | None = None
     variance: Callable | None = None
+    server: Callable | None = None
+    max_paths: int | None = None
+    shape: tuple | None = None
     params: dict = field(default_factory=dict)
 
 
@@ -110,7 +129,7 @@ def _pure_ue(oue):
         client = UEClient(eps, d, use_oue=oue, index_mapper=_identity)
         server = UEServer(eps, d, use_oue=oue, index_mapper=_identity)
         return dict(run=client.privatise, support=_bits_set, server_pq=(server.p, server.q),
-                    bitwise=lambda k: UEClient(eps, k, use_oue=oue, index_mapper=_identity).privatise,
+                    family=lambda k: UEClient(eps, k, use_oue=oue, index_mapper=_identity).privatise, bitwise=True,
                     params={"p": client.p, "q": client.q})
     return make
 
@@ -124,6 +143,20 @@ def _lh_support(g):
     return support
 
 
+def _pure_flh_server(eps, d, k, g):
+    def estimate(reports):
+        import warnings
+
+        from pure_ldp.frequency_oracles.local_hashing import FastLHServer
+        server = FastLHServer(eps, d, k, g=g, use_olh=True, index_mapper=_identity)
+        for report in reports:
+            server.aggregate(report)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return np.array([server.estimate(v, suppress_warnings=True) for v in range(d)]) / len(reports)
+    return estimate
+
+
 def _pure_lh(olh, fast=False):
     def make(d, eps, g=2, k=100, **_):
         _require(PURE)
@@ -132,7 +165,8 @@ def _pure_lh(olh, fast=False):
                   else LHClient(eps, d, g=g, use_olh=olh, index_mapper=_identity))
         server = LHServer(eps, d, g=g, use_olh=olh, index_mapper=_identity)
         sup = _lh_support(client.g)
-        return dict(run=client.privatise, support=lambda r: sup(r, d), server_pq=(server.p, 1.0 / client.g),
+        extra = {"server": _pure_flh_server(eps, d, k, client.g)} if fast else {}
+        return dict(run=client.privatise, support=lambda r: sup(r, d), server_pq=(server.p, 1.0 / client.g), **extra,
                     params={"g": client.g, "p": client.p, "q": client.q, **({"k": k} if fast else {})})
     return make
 
@@ -189,6 +223,15 @@ def _pure_pcs(d, eps, l=2, w=4, **_):
     return dict(run=client.privatise, params={"l": l, "w": w, "bias": client.bias})
 
 
+def _pure_sr(d, eps, k=4, m=8, lh_k=100, **_):
+    _require(PURE)
+    from pure_ldp.core import generate_hash_funcs
+    from pure_ldp.frequency_oracles.sketch_response import SketchResponseClient
+    client = SketchResponseClient(eps, m, generate_hash_funcs(k, m), lh_k=lh_k, index_mapper=_identity)  # as its server
+    return dict(run=client.privatise, max_paths=1 << 16,       # k x lh_k seeds x (1 + g - 1) = 22,400 at eps = 4
+                params={"k": k, "m": m, "lh_k": lh_k, "FO": type(client.client).__name__})
+
+
 def _pure_zero(d, eps, **_):
     _require(PURE)
     from pure_ldp.frequency_oracles.zero_oracle import ZeroOracleClient
@@ -221,8 +264,8 @@ def _mf_ue(optimal):
     def make(d, eps, **_):
         client = _mf("pure_frequency_oracles.UE", "UE_Client")
         p, q = (0.5, 1 / (np.exp(eps) + 1)) if optimal else (np.exp(eps / 2) / (np.exp(eps / 2) + 1), 1 / (np.exp(eps / 2) + 1))
-        return dict(run=lambda x: client(x, d, eps, optimal), bitwise=lambda k: (lambda x: client(x, k, eps, optimal)),
-                    support=_bits_set, server_pq=(p, q), variance=_mf_var(p, q))
+        return dict(run=lambda x: client(x, d, eps, optimal), family=lambda k: (lambda x: client(x, k, eps, optimal)),
+                    bitwise=True, support=_bits_set, server_pq=(p, q), variance=_mf_var(p, q))
     return make
 
 
@@ -237,14 +280,26 @@ def _mf_lh(optimal):
     return make
 
 
+def _members(report):
+    """Membership events: what a set-reading server counts."""
+    return list(report)
+
+
+def _ordered_events(report):
+    """Membership, first place, and (first, member) pairs: events that see the order of a report."""
+    first = report[0]
+    return list(report) + [("first", first)] + [("first", first, "with", v) for v in report[1:]]
+
+
 def _mf_ss(as_set):
     def make(d, eps, **_):
         client = _mf("pure_frequency_oracles.SS", "SS_Client")
         k = int(max(1, np.rint(d / (np.exp(eps) + 1))))                  # SS_Aggregator_MI
         p = k * np.exp(eps) / (k * np.exp(eps) + d - k)
         q = ((k - 1) * (k * np.exp(eps)) + (d - k) * k) / ((d - 1) * (k * np.exp(eps) + d - k))
+        events = _members if as_set else _ordered_events
         return dict(run=lambda x: client(x, d, eps), canonical=_set if as_set else None, support=lambda y: list(y),
-                    events=lambda y: list(y),                            # membership: what the server counts
+                    family=lambda n: (lambda x: client(x, n, eps)), unordered=as_set, events=events,
                     server_pq=(p, q), variance=_mf_var(p, q), params={"subset size": k})
     return make
 
@@ -257,16 +312,20 @@ def _mf_he(d, eps, **_):
 
 def _mf_adp(d, eps, **_):
     client = _mf("pure_frequency_oracles.ADP", "ADP_Client")
-    return dict(run=lambda x: client(x, d, eps, True), params={})
+    ue = _mf("pure_frequency_oracles.UE", "UE_Client")              # the branch it takes when OUE's variance is lower
+    return dict(run=lambda x: client(x, d, eps, True), family=lambda k: (lambda x: ue(x, k, eps, True)), bitwise=True,
+                params={})
 
 
-def _mf_long(func, module, bits=False, extra=()):
+def _mf_long(func, module, bits=None, extra=()):
+    """`bits`: the (module, function) of the unary-type client it runs (itself, or L-ADP's L-OSUE branch)."""
     def make(d, eps, eps_1=None, **_):
         eps_1 = eps / 2 if eps_1 is None else eps_1
         client = _mf(f"long_freq_est.{module}", func)
-        def run(k):
-            return lambda x: client(x, k, eps, eps_1, *extra)
-        return dict(run=run(d), bitwise=run if bits else None, claim=eps_1,
+        unary_client = _mf(f"long_freq_est.{bits[0]}", bits[1]) if bits else None
+        def run(k, fn=client):
+            return lambda x: fn(x, k, eps, eps_1, *extra)
+        return dict(run=run(d), family=(lambda k: run(k, unary_client)) if bits else None, bitwise=bool(bits), claim=eps_1,
                     params={"eps_perm": eps, "eps_1 (claimed per report)": eps_1})
     return make
 
@@ -275,6 +334,77 @@ def _mf_dbit(d, eps, b=None, d_bits=1, **_):
     client = _mf("long_freq_est.dBitFlipPM", "dBitFlipPM_Client")
     b = d if b is None else b
     return dict(run=lambda x: client(x, d, b, d_bits, eps), params={"b": b, "d_bits": d_bits})
+
+
+def _shape(d: int, shape) -> list:
+    """Attribute domain sizes of a multidimensional input: `shape` ("4x4", "2,8" or a sequence of
+    integers >= 2 whose product is d), by default the two most nearly equal factors of d."""
+    if shape is None:
+        a = max(f for f in range(2, math.isqrt(d) + 1) if d % f == 0) if any(d % f == 0 for f in range(2, math.isqrt(d) + 1)) else 0
+        if not a:
+            raise ProblemError(f"d = {d} is prime: a multidimensional oracle needs shape=AxB (attribute sizes whose product is d)")
+        return [a, d // a]
+    parts = shape.replace("x", ",").split(",") if isinstance(shape, str) else list(shape)
+    try:
+        ks = [int(v) for v in parts]
+    except (TypeError, ValueError):
+        raise ProblemError(f"shape must read like 4x4 (attribute sizes), got {shape!r}") from None
+    if len(ks) < 2 or min(ks) < 2 or math.prod(ks) != d:
+        raise ProblemError(f"shape {shape!r} must list two or more attribute sizes >= 2 whose product is d = {d}")
+    return ks
+
+
+def _tuple(x: int, ks) -> list:
+    """Input x = 0..d-1 as the tuple of attribute values np.unravel_index(x, ks)."""
+    return [int(v) for v in np.unravel_index(x, ks)]
+
+
+def _mf_mdim(module, func, *extra):
+    """A multidimensional client of multi-freq-ldpy over x = `_tuple(x, shape)`; it claims eps for
+    the whole tuple."""
+    def make(d, eps, shape=None, **_):
+        ks, client = _shape(d, shape), _mf(module, func)
+        return dict(run=lambda x: client(_tuple(x, ks), ks, len(ks), eps, *extra), shape=tuple(ks),
+                    params={"shape": "x".join(map(str, ks))})
+    return make
+
+
+def _mf_mdim_long(module, func):
+    """A longitudinal multidimensional client: claims eps_1 (default eps/2) per report."""
+    def make(d, eps, shape=None, eps_1=None, **_):
+        ks, client = _shape(d, shape), _mf(module, func)
+        eps_1 = eps / 2 if eps_1 is None else eps_1
+        return dict(run=lambda x: client(_tuple(x, ks), ks, len(ks), eps, eps_1), claim=eps_1, shape=tuple(ks),
+                    params={"shape": "x".join(map(str, ks)), "eps_perm": eps, "eps_1 (claimed per report)": eps_1})
+    return make
+
+
+def _mf_mdim_dbit(module, func):
+    """dBitFlipPM on a sampled attribute, one bucket per value and one bit (as `_mf_dbit`)."""
+    def make(d, eps, shape=None, **_):
+        ks, client = _shape(d, shape), _mf(module, func)
+        return dict(run=lambda x: client(_tuple(x, ks), ks, ks, 1, len(ks), eps), shape=tuple(ks),
+                    params={"shape": "x".join(map(str, ks)), "b": "shape", "d_bits": 1})
+    return make
+
+
+def _mdim_adapters() -> dict:
+    pure = {"GRR": ("GRR", ()), "SUE": ("UE", (False,)), "OUE": ("UE", (True,)), "BLH": ("LH", (False,)),
+            "OLH": ("LH", (True,)), "SS": ("SS", ()), "ADP": ("ADP", (True,))}
+    out = {}
+    for sol in ("SMP", "SPL"):
+        for name, (fo, extra) in pure.items():
+            out[f"multi-freq-ldpy:{sol}-{name}"] = _mf_mdim(f"mdim_freq_est.{sol}_solution", f"{sol}_{fo}_Client", *extra)
+    rs = {"GRR": ("GRR", ()), "SUE-zero": ("UE_zero", (False,)), "OUE-zero": ("UE_zero", (True,)),
+          "SUE-rnd": ("UE_rnd", (False,)), "OUE-rnd": ("UE_rnd", (True,)), "ADP": ("ADP", (True,))}
+    for name, (fo, extra) in rs.items():
+        out[f"multi-freq-ldpy:RSpFD-{name}"] = _mf_mdim("mdim_freq_est.RSpFD_solution", f"RSpFD_{fo}_Client", *extra)
+    for sol in ("SMP", "SPL"):
+        for fo in ("GRR", "OUE", "OSUE", "SUE", "SOUE", "ADP"):
+            out[f"multi-freq-ldpy:{sol}-L-{fo}"] = _mf_mdim_long(f"long_mdim_freq_est.L_{sol}_Solution", f"{sol}_L_{fo}_Client")
+        out[f"multi-freq-ldpy:{sol}-dBitFlipPM"] = _mf_mdim_dbit(f"long_mdim_freq_est.L_{sol}_Solution",
+                                                                f"{sol}_dBitFlipPM_Client")
+    return out
 
 
 ADAPTERS: dict[str, Callable] = {
@@ -291,6 +421,7 @@ ADAPTERS: dict[str, Callable] = {
     "pure-ldp:HCMS": _pure_cms(True),
     "pure-ldp:RAPPOR": _pure_rappor,
     "pure-ldp:PCS": _pure_pcs,
+    "pure-ldp:SR": _pure_sr,
     "pure-ldp:ZERO": _pure_zero,
     "multi-freq-ldpy:GRR": _mf_grr,
     "multi-freq-ldpy:SUE": _mf_ue(False),
@@ -302,13 +433,14 @@ ADAPTERS: dict[str, Callable] = {
     "multi-freq-ldpy:HE": _mf_he,
     "multi-freq-ldpy:ADP": _mf_adp,
     "multi-freq-ldpy:L-GRR": _mf_long("L_GRR_Client", "L_GRR"),
-    "multi-freq-ldpy:L-SUE": _mf_long("L_SUE_Client", "L_SUE", bits=True),
-    "multi-freq-ldpy:L-OUE": _mf_long("L_OUE_Client", "L_OUE", bits=True),
-    "multi-freq-ldpy:L-OSUE": _mf_long("L_OSUE_Client", "L_OSUE", bits=True),
-    "multi-freq-ldpy:L-SOUE": _mf_long("L_SOUE_Client", "L_SOUE", bits=True),
+    "multi-freq-ldpy:L-SUE": _mf_long("L_SUE_Client", "L_SUE", bits=("L_SUE", "L_SUE_Client")),
+    "multi-freq-ldpy:L-OUE": _mf_long("L_OUE_Client", "L_OUE", bits=("L_OUE", "L_OUE_Client")),
+    "multi-freq-ldpy:L-OSUE": _mf_long("L_OSUE_Client", "L_OSUE", bits=("L_OSUE", "L_OSUE_Client")),
+    "multi-freq-ldpy:L-SOUE": _mf_long("L_SOUE_Client", "L_SOUE", bits=("L_SOUE", "L_SOUE_Client")),
     "multi-freq-ldpy:L-OLH": _mf_long("L_LH_Client", "L_LH", extra=(True,)),
-    "multi-freq-ldpy:L-ADP": _mf_long("L_ADP_Client", "L_ADP"),
+    "multi-freq-ldpy:L-ADP": _mf_long("L_ADP_Client", "L_ADP", bits=("L_OSUE", "L_OSUE_Client")),
     "multi-freq-ldpy:dBitFlipPM": _mf_dbit,
+    **_mdim_adapters(),
 }
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib
 import json
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
@@ -19,6 +19,9 @@ from .recording import SEED_SAMPLES, NotEnumerable
 
 NOTIONS = ("ldp", "lip")
 WHITE_PATHS = 1 << 14         # paths per input before a bitwise extraction is preferred
+SAME_RUNS = 64                # seeded runs per input showing the d-symbol code runs as its family's instance
+UNORDERED_CHECK_D = 8
+ONE_ATTRIBUTE = "ldp (one attribute differs)"
 DEFAULT_SAMPLES = 20_000
 
 
@@ -111,18 +114,49 @@ def resolve(randomizer, d: int, epsilon: float, params: dict | None = None) -> R
 
 
 def white_box(r: Randomizer, *, max_paths: int = WHITE_PATHS, seed: int = 0) -> Extraction:
-    """Exact extraction of `r` (module `extract`): full enumeration, else bitwise where it applies.
+    """Exact extraction of `r` (module `extract`): full enumeration; past `max_paths` paths per
+    input, bitwise (unary-type encodings) or with samples read as sets (set-valued reports), both
+    from `r.family` after checking that the d-symbol code runs as the family's instance.
 
-    Raises NotEnumerable when neither applies.
+    Raises NotEnumerable when none applies.
     """
     if r.continuous:
         raise NotEnumerable("its reports are real-valued (continuous noise)")
+    max_paths = max(max_paths, r.max_paths or 0)
     try:
         return _wrap(r, lambda: enumerate_channel(r.run, r.d, r.packages, canonical=r.canonical, max_paths=max_paths, seed=seed))
     except NotEnumerable:
-        if r.bitwise is None:
+        if r.family is None or not (r.bitwise or r.unordered):
             raise
-        return _wrap(r, lambda: bitwise_channel(r.bitwise, r.d, r.packages))
+        _wrap(r, lambda: _same_code(r, seed))
+        if r.bitwise:
+            ext = _wrap(r, lambda: bitwise_channel(r.family, r.d, r.packages))
+        else:
+            ext = _wrap(r, lambda: _as_sets(r, max_paths, seed))
+        return replace(ext, method=f"{ext.method}; the d = {r.d} code gave the same reports as that instance family on "
+                                   f"{SAME_RUNS} seeded runs per input")
+
+
+def _same_code(r: Randomizer, seed: int) -> None:
+    """NotEnumerable unless `r.run` and `r.family(d)` give identical reports under identical seeds."""
+    inst = r.family(r.d)
+    for x in range(r.d):
+        if blackbox.draw(r.run, x, SAME_RUNS, [seed, x], r.packages) != blackbox.draw(inst, x, SAME_RUNS, [seed, x], r.packages):
+            raise NotEnumerable(f"the d = {r.d} code does not run as the instance it is read from (input {x}): "
+                                "no bitwise or set extraction")
+
+
+def _as_sets(r: Randomizer, max_paths: int, seed: int) -> Extraction:
+    """Enumeration with samples without replacement as sets, after checking on a small instance
+    that this gives the ordered enumeration's channel of the canonical (set) report."""
+    k = min(r.d, UNORDERED_CHECK_D)
+    small = r.family(k)
+    ordered = enumerate_channel(small, k, r.packages, canonical=r.canonical, seed=seed)
+    as_sets = enumerate_channel(small, k, r.packages, canonical=r.canonical, seed=seed, unordered=True)
+    if ordered.outputs != as_sets.outputs or not np.allclose(ordered.channel, as_sets.channel, atol=1e-12, rtol=0):
+        raise NotEnumerable(f"reading samples as sets changes the channel of the report at d = {k}")
+    ext = enumerate_channel(r.run, r.d, r.packages, canonical=r.canonical, max_paths=max_paths, seed=seed, unordered=True)
+    return replace(ext, method=f"{ext.method}, checked against ordered enumeration at d = {k}")
 
 
 def _wrap(r: Randomizer, extract):
@@ -162,7 +196,8 @@ def audit_mechanism(randomizer, d: int | None = None, epsilon: float | None = No
     confidence : float
         Joint confidence of the black-box intervals (default 0.95).
     events : callable report -> iterable, optional
-        Event family for the black-box audit (default: each report is an event).
+        Event family for the black-box audit (default: the adapter's own family, else the values
+        its server counts a report for, else each distinct report).
     outputs : sequence, optional
         Declared report space; a report outside it is an error.
 
@@ -200,7 +235,8 @@ def audit_mechanism(randomizer, d: int | None = None, epsilon: float | None = No
             if method == "white-box":
                 raise ProblemError(f"{r.name}: no exact extraction: {e}") from None
             notes.append(f"white-box extraction not possible: {e}")
-    return _statistical(r, notions, prior, samples or DEFAULT_SAMPLES, seed, confidence, events or r.events, outputs, notes)
+    return _statistical(r, notions, prior, samples or DEFAULT_SAMPLES, seed, confidence, events or r.events or r.support,
+                        outputs, notes)
 
 
 def _exact(r: Randomizer, ext: Extraction, notions, prior, notes) -> MechanismAudit:
@@ -208,6 +244,12 @@ def _exact(r: Randomizer, ext: Extraction, notions, prior, notes) -> MechanismAu
     eps, (x, x2, y) = ext.ldp()
     for n in notions:
         leakage[n] = eps if n == "ldp" else ext.lip(prior)
+    if r.shape is not None:
+        T = np.array(np.unravel_index(np.arange(r.d), r.shape)).T
+        one = (T[:, None, :] != T[None, :, :]).sum(axis=2) == 1
+        leakage[ONE_ATTRIBUTE] = float(ext.pair_leakage()[one].max())
+        notes.append(f"inputs are tuples of {len(r.shape)} attributes of sizes {'x'.join(map(str, r.shape))}; "
+                     f"'{ONE_ATTRIBUTE}' is the leakage between tuples that differ in a single attribute")
     first = leakage[notions[0]]
     verdict = _verdict(first, r.epsilon)
     if verdict == "violates claim" and notions[0] == "ldp":

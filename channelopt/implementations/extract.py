@@ -78,6 +78,18 @@ class Extraction:
         j = int(np.argmax(ratio))
         return float(ratio[j]), (int(np.argmax(q[:, j])), int(np.argmin(q[:, j])), self.outputs[j])
 
+    def pair_leakage(self) -> np.ndarray:
+        """L[x, x'] = max over reports of ln Pr(y|x)/Pr(y|x') (inf where y is possible under x only)."""
+        if self.bits is not None:
+            return unary.pair_leakage(*self.bits)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logq = np.log(self.channel)
+            diff = logq[:, None, :] - logq[None, :, :]
+        diff[np.isnan(diff)] = -np.inf                  # impossible under both: no evidence either way
+        L = diff.max(axis=2)
+        np.fill_diagonal(L, 0.0)
+        return L
+
     def lip(self, prior) -> float:
         """Exact eps-LIP leakage (G = X) under `prior` (LIP-TDSC Eq 32)."""
         prior = np.asarray(prior, float)
@@ -114,13 +126,16 @@ def channel_of(dists: list[dict]) -> tuple[np.ndarray, list]:
     return q / q.sum(axis=1, keepdims=True), outputs
 
 
-def enumerate_channel(run, d: int, packages, *, canonical=None, max_paths=None, seed: int = 0) -> Extraction:
+def enumerate_channel(run, d: int, packages, *, canonical=None, max_paths=None, seed: int = 0,
+                      unordered: bool = False) -> Extraction:
     """Exact channel of `run(x)` for x = 0..d-1 by the recording random source.
 
     `canonical` post-processes each report before counting (e.g. an ordered subset into a set);
-    leakage is then that of the post-processed report.
+    leakage is then that of the post-processed report. `unordered` enumerates samples without
+    replacement as sets (`recording.enumerate_outputs`): valid only when `canonical` reads the
+    report as a set.
     """
-    kw = {} if max_paths is None else {"max_paths": max_paths}
+    kw: dict = {"unordered": unordered} if max_paths is None else {"max_paths": max_paths, "unordered": unordered}
     dists, paths, sampled = [], 0, False
     for x in range(d):
         e = enumerate_outputs(lambda x=x: run(x), packages, seed=seed, **kw)
@@ -135,7 +150,8 @@ def enumerate_channel(run, d: int, packages, *, canonical=None, max_paths=None, 
         paths += e.paths
         sampled |= e.sampled
     q, outputs = channel_of(dists)
-    return Extraction(d=d, method="enumeration", channel=q, outputs=outputs, paths=paths, sampled=sampled)
+    method = "enumeration" + (" (samples without replacement enumerated as sets)" if unordered else "")
+    return Extraction(d=d, method=method, channel=q, outputs=outputs, paths=paths, sampled=sampled)
 
 
 def _bit_matrix(outputs) -> np.ndarray:

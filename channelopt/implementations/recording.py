@@ -14,7 +14,8 @@ uniform, or draws from a continuous law (Laplace, Gauss), cannot be enumerated a
 `NotEnumerable`; such randomizers are audited by sampling (`blackbox`).
 
 A draw with more than `max_alternatives` equally likely values (a hash seed out of 2^63) is
-restricted to `seed_samples` fixed values drawn once from a seeded generator; the extraction is
+restricted to `seed_samples` fixed values drawn once per range from a seeded generator (the same
+values wherever such a draw happens, so independent hash seeds stay independent); the extraction is
 then exact *conditionally on those values* and says so (`Enumeration.sampled`).
 """
 
@@ -36,6 +37,7 @@ from ..errors import ChannelOptError
 MAX_PATHS = 2_000_000            # runs per input before enumeration gives up
 MAX_ALTERNATIVES = 1 << 16        # larger equally likely draws are sampled (hash seeds)
 SEED_SAMPLES = 64
+REPLAYS = 8                       # replays of the first path: a hidden fair coin escapes with probability 2^-8
 
 
 class NotEnumerable(ChannelOptError):
@@ -106,6 +108,7 @@ class Recorder:
     max_alternatives: int = MAX_ALTERNATIVES
     seed_samples: int = SEED_SAMPLES
     seed: int = 0
+    unordered: bool = False
 
     def choose(self, probs) -> int:
         pos = len(self.taken)
@@ -124,9 +127,9 @@ class Recorder:
         if n == 1:
             return low
         if n > self.max_alternatives:
-            key = (len(self.taken), low, high)
+            key = (low, high)                  # the same sampled values wherever the draw happens on a path
             if key not in self.seed_values:
-                gen = np.random.default_rng([self.seed, len(self.taken)])
+                gen = np.random.default_rng([self.seed] + [(v >> s) & 0xFFFFFFFF for v in (low - (-1 << 63), n) for s in (0, 32, 64)])
                 self.seed_values[key] = [low + int(v) for v in gen.integers(0, n, self.seed_samples, dtype=np.uint64)]
             self.sampled = True
             vals = self.seed_values[key]
@@ -137,6 +140,23 @@ class Recorder:
         probs = np.asarray(probs, float)
         support = np.flatnonzero(probs > 0)
         return int(support[self.choose(probs[support] / probs[support].sum())])
+
+    def without_replacement(self, n: int, k: int) -> list:
+        """k distinct indices of 0..n-1, uniformly: in draw order, or, when the tape is `unordered`,
+        as one of the C(n, k) sets (in increasing order, each with probability 1 / C(n, k))."""
+        if k > n:
+            raise ValueError(f"cannot take {k} values out of {n} without replacement")
+        if not self.unordered:
+            pool = list(range(n))
+            return [pool.pop(self.integer(0, len(pool))) for _ in range(k)]
+        picks, low = [], 0
+        for t in range(k):                   # next = j with probability C(n-1-j, k-t-1) / C(n-low, k-t)
+            cand = np.arange(low, n - (k - t) + 1)
+            w = np.array([math.comb(n - 1 - j, k - t - 1) for j in cand], float)
+            j = int(cand[self.choose(w / w.sum())])
+            picks.append(j)
+            low = j + 1
+        return picks
 
 
 def _continuous(name):
@@ -186,10 +206,11 @@ class FakeRandomModule(types.SimpleNamespace):
 
     def sample(self, population, k):
         pool = list(population)
-        return [pool.pop(self._rec.integer(0, len(pool))) for _ in range(k)]
+        return [pool[i] for i in self._rec.without_replacement(len(pool), k)]
 
     def shuffle(self, x):
-        x[:] = self.sample(x, len(x))
+        pool = list(x)
+        x[:] = [pool[i] for i in self._rec.without_replacement(len(pool), len(pool))]
 
     def __getattr__(self, name):
         if name in ("uniform", "gauss", "normalvariate", "expovariate", "betavariate", "gammavariate",
@@ -231,6 +252,8 @@ class FakeNumpyRandom(types.SimpleNamespace):
         count = int(np.prod(size))
         if replace:
             picks = [self._rec.categorical(weights) for _ in range(count)]
+        elif p is None:
+            picks = self._rec.without_replacement(len(pool), count)
         else:
             left, picks = weights.copy(), []
             for _ in range(count):
@@ -335,9 +358,13 @@ class Enumeration:
 
 
 def enumerate_outputs(run, packages, *, max_paths: int = MAX_PATHS, seed: int = 0,
-                      seed_samples: int = SEED_SAMPLES) -> Enumeration:
+                      seed_samples: int = SEED_SAMPLES, unordered: bool = False) -> Enumeration:
     """Run `run()` once per path of its internal randomness (module docstring) and return the
     exact distribution of its return value.
+
+    With `unordered`, uniform samples without replacement are enumerated as sets (C(n, k) paths
+    instead of n! / (n - k)!), each in increasing order: the distribution is then exact only for a
+    report read as a set (the caller checks that, `audit.white_box`).
 
     Raises
     ------
@@ -350,12 +377,13 @@ def enumerate_outputs(run, packages, *, max_paths: int = MAX_PATHS, seed: int = 
     paths, sampled = 0, False
     with patched(packages, Recorder()) as retape:
         while True:
-            rec = Recorder(prefix=prefix, seed_values=seed_values, seed=seed, seed_samples=seed_samples)
+            rec = Recorder(prefix=prefix, seed_values=seed_values, seed=seed, seed_samples=seed_samples, unordered=unordered)
             retape(rec)
             out = key_of(run())
             if paths == 0:                     # a draw the recorder does not see makes replays disagree
-                for _ in range(2):
-                    again = Recorder(prefix=[], seed_values=seed_values, seed=seed, seed_samples=seed_samples)
+                for _ in range(REPLAYS):
+                    again = Recorder(prefix=[], seed_values=seed_values, seed=seed, seed_samples=seed_samples,
+                                     unordered=unordered)
                     retape(again)
                     if key_of(run()) != out or again.taken != rec.taken:
                         raise NotEnumerable("the randomizer is not deterministic under a fixed sequence of draws: it "
