@@ -54,23 +54,36 @@ class Master:
     With one free auxiliary z and the row `z - sum_i b_i w_i = 0`, the rows
     `z + sum_i w_i delta_i[x] = 1` say `sum_i w_i u_i = 1`, and the duals y of these rows satisfy
     `sum_x y_x u_i[x] >= gain_i` for every column (eliminate z): mu = y / P in posterior coordinates.
+
+    Given an `order` of the symbols (bayes-mse: the order of the target h, along which its
+    columns are piecewise constant, a few runs of e^eps and e^-eps), the rows are instead the
+    first differences of `sum_i w_i u_i = 1` in that order, `T sum_i w_i u_i = T 1 = e_0`: a
+    column with r runs has about 2 r nonzeros instead of a quarter of d, and the basis stays
+    sparse (d = 256: a third of the master's time). The duals map back by `y = T' y'`.
     """
 
-    def __init__(self, P: np.ndarray):
+    def __init__(self, P: np.ndarray, order: np.ndarray | None = None):
         import highspy
 
         self.hp = highspy
         self.P = np.asarray(P, dtype=float)
+        self.order = None if order is None else np.asarray(order)
         d = self.P.size
         h = quiet_highs()
         h.setOptionValue("primal_feasibility_tolerance", 1e-10)
         h.setOptionValue("dual_feasibility_tolerance", 1e-10)
         h.setOptionValue("simplex_strategy", 4)   # primal: added columns keep the basis primal feasible
         inf = highspy.kHighsInf
-        h.addRows(d + 1, np.r_[np.ones(d), 0.0], np.r_[np.ones(d), 0.0], 0, np.zeros(0, np.int32),
-                  np.zeros(0, np.int32), np.zeros(0))
-        h.addCols(1, np.zeros(1), np.array([-inf]), np.array([inf]), d + 1, np.zeros(1, np.int32),
-                  np.arange(d + 1, dtype=np.int32), np.ones(d + 1))
+        if self.order is None:
+            h.addRows(d + 1, np.r_[np.ones(d), 0.0], np.r_[np.ones(d), 0.0], 0, np.zeros(0, np.int32),
+                      np.zeros(0, np.int32), np.zeros(0))
+            h.addCols(1, np.zeros(1), np.array([-inf]), np.array([inf]), d + 1, np.zeros(1, np.int32),
+                      np.arange(d + 1, dtype=np.int32), np.ones(d + 1))
+        else:
+            rhs = np.zeros(d)
+            rhs[0] = 1.0
+            h.addRows(d, rhs, rhs, 0, np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0))
+        self.offset = 1 if self.order is None else 0     # the z column comes first
         h.changeObjectiveSense(highspy.ObjSense.kMaximize)
         self.h = h
         self.V = np.zeros((0, d))
@@ -84,11 +97,15 @@ class Master:
             return
         U = V / self.P[None, :]
         lo, hi = U.min(axis=1, keepdims=True), U.max(axis=1, keepdims=True)
-        at_lo = np.abs(U - lo) <= 1e-12 * hi
-        at_hi = np.abs(U - hi) <= 1e-12 * hi
-        base = np.where(at_lo.sum(axis=1, keepdims=True) >= at_hi.sum(axis=1, keepdims=True), lo, hi)
-        delta = np.where(np.abs(U - base) <= 1e-12 * hi, 0.0, U - base)
-        A = np.hstack([delta, -base])                  # rows 0..d-1, then the z-row
+        if self.order is not None:
+            A = np.diff(U[:, self.order], axis=1, prepend=0.0)
+            A[np.abs(A) <= 1e-12 * hi] = 0.0           # equal entries, up to the round-off of expanded columns
+        else:
+            at_lo = np.abs(U - lo) <= 1e-12 * hi
+            at_hi = np.abs(U - hi) <= 1e-12 * hi
+            base = np.where(at_lo.sum(axis=1, keepdims=True) >= at_hi.sum(axis=1, keepdims=True), lo, hi)
+            delta = np.where(np.abs(U - base) <= 1e-12 * hi, 0.0, U - base)
+            A = np.hstack([delta, -base])              # rows 0..d-1, then the z-row
         nz = A != 0
         counts = nz.sum(axis=1)
         starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int32)
@@ -113,9 +130,14 @@ class Master:
             raise SolverError("the posterior-space master LP failed (HiGHS: "
                               + h.modelStatusToString(h.getModelStatus()) + ")")
         sol = h.getSolution()
-        w = np.maximum(np.asarray(sol.col_value)[1:], 0.0)
-        mu = np.asarray(sol.row_dual)[:-1] / self.P
-        return w, mu
+        w = np.maximum(np.asarray(sol.col_value)[self.offset:], 0.0)
+        if self.order is None:
+            y = np.asarray(sol.row_dual)[:-1]
+        else:
+            yt = np.asarray(sol.row_dual)
+            y = np.empty_like(yt)
+            y[self.order] = yt - np.r_[yt[1:], 0.0]   # y = T' y'
+        return w, y / self.P
 
     def prune(self, mu: np.ndarray, w: np.ndarray, keep: int) -> None:
         """Drop all but `keep` unused columns (the ones with the largest reduced costs)."""
@@ -129,7 +151,7 @@ class Master:
         drop = unused[np.argsort(-rc[unused], kind="stable")[keep:]]
         mask = np.zeros(n, dtype=bool)
         mask[drop] = True
-        self.h.deleteCols(int(drop.size), np.sort(drop + 1).astype(np.int32))
+        self.h.deleteCols(int(drop.size), np.sort(drop + self.offset).astype(np.int32))
         self.V, self.gains = self.V[~mask], self.gains[~mask]
 
 
@@ -232,7 +254,7 @@ def _coarse_start(P, fam: Family, h, deadline):
 def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds: int, gap_tol: float,
               start=None):
     """The column generation loop. Returns (master, w, value, bound, info) in the loop's units."""
-    master = Master(P)
+    master = Master(P, np.argsort(sc.h, kind="stable") if sc.kind == "bayes-mse" and sc.h is not None else None)
     cols = fam.initial(sc.h)
     if start is not None:
         cols = np.vstack([cols, start[0]])          # (columns, duals, weights) of the merged problem

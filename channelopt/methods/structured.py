@@ -46,8 +46,11 @@ VERTEX_MAX_D = 16
 """LDP with a separable utility uses its 2^d - 2 closed-form vertices up to this d."""
 TAU_WIDE = 1.001
 """LDP nodes whose tau interval is wider than this ratio split tau first."""
-MAX_COLUMNS = 40
-"""Columns with a positive reduced cost returned by one pricing call, best first."""
+MAX_COLUMNS = 200
+"""Columns with a positive reduced cost returned by one pricing call, best first. Measured on
+bayes-mse under LIP at d = 256 (Dirichlet and Zipf priors, eps 0.5..4): 40 columns needed up to
+1,900 rounds (57 s, eps = 1); 200 certify all eight cases in at most 15 s. The separable pricings
+rarely find more than 40, so they are unchanged."""
 
 
 @dataclass
