@@ -188,10 +188,18 @@ def test_black_box_is_seeded():
     assert np.array_equal(c1.counts, c2.counts) and c1.events == c2.events
 
 
+def gauss_report(x):
+    return x + np.random.normal(scale=1.0)
+
+
 def test_continuous_randomizer_falls_back_to_black_box_with_events():
-    a = audit_mechanism(laplace_report, 2, 1.0, samples=3000, events=lambda y: [int(y > 0.5)])
-    assert a.method.startswith("black-box") and a.verdict in ("inconclusive", "within claim")
-    assert a.leakage["ldp"]["lower"] <= 1.0
+    # Gaussian noise has no finite eps; sampling bounds it from below on the event y > 1/2
+    a = audit_mechanism(gauss_report, 2, 1.0, samples=3000, events=lambda y: [int(y > 0.5)])
+    assert a.method.startswith("black-box") and "continuous" in " ".join(a.notes)
+    assert a.leakage["ldp"]["lower"] > 0
+    # Laplace noise added to the input is read exactly: eps = |1 - 0| / scale
+    exact = audit_mechanism(laplace_report, 2, 1.0)
+    assert "additive Laplace" in exact.method and exact.leakage["ldp"] == pytest.approx(1.0, abs=1e-12)
 
 
 @pytest.mark.parametrize("target, rule", [
@@ -280,6 +288,38 @@ def test_a_family_that_does_not_run_as_the_randomizer_is_not_read_bitwise():
     liar = Randomizer("ue", 6, 1.0, run=ue(0.5, 0.2, 6), packages=PKG, family=lambda k: ue(0.5, 0.3, k), bitwise=True)
     with pytest.raises(NotEnumerable, match="does not run as"):
         white_box(liar, max_paths=8)
+
+
+def two_dim_laplace(x, b=2.0):
+    """A non-one-hot encoding (x, x / 2) plus Laplace noise of scale b on each coordinate."""
+    return np.array([x, x / 2]) + np.random.laplace(0.0, b, size=2)
+
+
+def scaled_laplace(x):
+    """Noise not added as drawn (doubled): not an additive-Laplace report of the drawn scale."""
+    return np.eye(3)[x] + 2 * np.random.laplace(scale=1.0, size=3)
+
+
+def test_additive_laplace_noise_is_read_exactly_from_the_code():
+    # Laplace density ratio sup: sum_k |enc_k(x) - enc_k(x')| / b = 3 * 1.5 / 2 between x = 0 and 3
+    a = audit_mechanism(two_dim_laplace, 4, 2.25)
+    assert "additive Laplace" in a.method and a.leakage["ldp"] == pytest.approx(2.25, abs=1e-12)
+    assert a.verdict == "within claim"
+    # one-hot + Laplace(2 / eps): LDP eps exactly; LIP against a brute force over reports y in
+    # {-1, 1/2, 2}^d, where |y_k| - |y_k - 1| takes its extreme values -1 and 1 (and 0) exactly
+    from itertools import product
+    d, eps = 3, 1.3
+    prior = np.array([0.2, 0.3, 0.5])
+    from channelopt.implementations.extract import additive_laplace
+    ext = additive_laplace(lambda x: np.eye(d)[x] + np.random.laplace(scale=2 / eps, size=d), d, PKG)
+    b = 2 / eps
+    Y = np.array(list(product((-1.0, 0.5, 2.0), repeat=d)))
+    logq = np.array([-(np.abs(Y - np.eye(d)[x]).sum(axis=1)) / b for x in range(d)])   # up to a common constant
+    logp = np.log(prior @ np.exp(logq))
+    assert ext.ldp()[0] == pytest.approx(eps, abs=1e-12)
+    assert ext.lip(prior) == pytest.approx(np.abs(logq - logp).max(), abs=1e-12)
+    with pytest.raises(NotEnumerable, match="as drawn"):
+        additive_laplace(scaled_laplace, 3, PKG)
 
 
 # --- the peer libraries (extra `peers`) ------------------------------------------------------------

@@ -392,3 +392,40 @@ def test_master_rows_as_differences_along_an_order_give_the_same_lp(family):
         out.append((gains @ w, mu @ P))
     (v0, b0), (v1, b1) = out
     assert v1 == pytest.approx(v0, abs=1e-10) and b1 == pytest.approx(v1, abs=1e-9) and b0 == pytest.approx(v0, abs=1e-9)
+
+
+@pytest.mark.parametrize("notion", [co.LIP(1.0), co.LDP(1.0)])
+def test_merging_outputs_keeps_a_channel_feasible_and_loses_gain_greedily(notion):
+    from channelopt.methods.frontend import merge_outputs
+    rng = np.random.default_rng(3)
+    d = 10
+    P = rng.dirichlet(np.ones(d))
+    p = co.Problem(prior=P, privacy=[notion], utility=co.Bayes("histogram-mse"))
+    q = co.solve(p).full_channel
+    assert q.shape[1] > 4
+    small = co.Problem(prior=P, privacy=[notion], utility=co.Bayes("histogram-mse"), output_size=4)
+    merged = merge_outputs(small, q, 4)
+    assert merged.shape == (d, 4) and np.allclose(merged.sum(axis=1), 1.0)
+    assert co.audit(small, merged).satisfied[notion.name]        # convex combinations of admissible posteriors
+    util = small.utility
+    assert util.gain(small, merged) <= util.gain(p, q) + 1e-12
+    # the greedy merge beats folding every light output into the heaviest one
+    order = np.argsort(-(P @ q))
+    folded = q[:, order[:4]].copy()
+    folded[:, 0] += q[:, order[4:]].sum(axis=1)
+    assert util.gain(small, merged) >= util.gain(small, folded) - 1e-12
+
+
+def test_too_few_outputs_at_large_d_merges_within_the_time_limit():
+    # 128 x 20 = 2,560 variables: the SLSQP polish is skipped (at 128 x 100 it would ask for ~29 GiB);
+    # the certified optimum's outputs merged to 20 are returned as a local solution with the LP's
+    # bound. At 128 x 3 the polish runs, and stops at the time limit.
+    import time
+    P = np.random.default_rng(1).dirichlet(np.ones(128))
+    for m, how in ((20, "merged down to 20"), (3, "started also from the merged outputs")):
+        p = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Bayes("bayes-mse"), output_size=m)
+        t = time.perf_counter()
+        r = co.solve(p, time_limit=4)
+        assert time.perf_counter() - t < 12
+        assert r.status == "local" and how in r.message and all(r.satisfied.values())
+        assert r.channel.shape[1] <= m and r.objective >= r.certificate.bound - 1e-9

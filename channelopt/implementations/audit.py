@@ -14,7 +14,7 @@ from ..errors import ProblemError
 from ..notions import AUDIT_TOL
 from . import blackbox
 from .adapters import ADAPTERS, Randomizer, build, check_domain
-from .extract import Extraction, bitwise_channel, enumerate_channel
+from .extract import Extraction, additive_laplace, bitwise_channel, enumerate_channel
 from .recording import SEED_SAMPLES, NotEnumerable
 
 NOTIONS = ("ldp", "lip")
@@ -114,18 +114,24 @@ def resolve(randomizer, d: int, epsilon: float, params: dict | None = None) -> R
 
 
 def white_box(r: Randomizer, *, max_paths: int = WHITE_PATHS, seed: int = 0) -> Extraction:
-    """Exact extraction of `r` (module `extract`): full enumeration; past `max_paths` paths per
+    """Exact extraction of `r` (module `extract`): additive Laplace noise for real-valued reports;
+    full enumeration; past `max_paths` paths per
     input, bitwise (unary-type encodings) or with samples read as sets (set-valued reports), both
     from `r.family` after checking that the d-symbol code runs as the family's instance.
 
     Raises NotEnumerable when none applies.
     """
     if r.continuous:
-        raise NotEnumerable("its reports are real-valued (continuous noise)")
+        return _wrap(r, lambda: additive_laplace(r.run, r.d, r.packages))
     max_paths = max(max_paths, r.max_paths or 0)
     try:
         return _wrap(r, lambda: enumerate_channel(r.run, r.d, r.packages, canonical=r.canonical, max_paths=max_paths, seed=seed))
-    except NotEnumerable:
+    except NotEnumerable as e:
+        if "continuous law" in str(e):                 # maybe an encoding plus Laplace noise
+            try:
+                return _wrap(r, lambda: additive_laplace(r.run, r.d, r.packages))
+            except NotEnumerable:
+                raise e from None
         if r.family is None or not (r.bitwise or r.unordered):
             raise
         _wrap(r, lambda: _same_code(r, seed))
@@ -139,6 +145,7 @@ def white_box(r: Randomizer, *, max_paths: int = WHITE_PATHS, seed: int = 0) -> 
 
 def _same_code(r: Randomizer, seed: int) -> None:
     """NotEnumerable unless `r.run` and `r.family(d)` give identical reports under identical seeds."""
+    assert r.family is not None
     inst = r.family(r.d)
     for x in range(r.d):
         if blackbox.draw(r.run, x, SAME_RUNS, [seed, x], r.packages) != blackbox.draw(inst, x, SAME_RUNS, [seed, x], r.packages):
@@ -149,6 +156,7 @@ def _same_code(r: Randomizer, seed: int) -> None:
 def _as_sets(r: Randomizer, max_paths: int, seed: int) -> Extraction:
     """Enumeration with samples without replacement as sets, after checking on a small instance
     that this gives the ordered enumeration's channel of the canonical (set) report."""
+    assert r.family is not None
     k = min(r.d, UNORDERED_CHECK_D)
     small = r.family(k)
     ordered = enumerate_channel(small, k, r.packages, canonical=r.canonical, seed=seed)

@@ -10,7 +10,11 @@ Three ways in (issue "audit real LDP implementations"):
   four-symbol instance (joint = product of marginals, marginals = the two-symbol ones). Leakage
   then comes from `encoded.unary` without the 2^d outputs;
 * **parameters**: the probabilities the library object declares (e.g. a client's `p` and `q`),
-  used where neither of the above applies; the extraction says so.
+  used where neither of the above applies; the extraction says so;
+* **additive Laplace noise**: a report `enc(x) + Laplace(0, b)` (histogram encoding) is run with
+  the Laplace draw replaced twice, by zeros and by a known vector: the first run gives the
+  encoding and the scale b the code asked for, the second shows the noise is added as drawn. The
+  LDP leakage is then `max ||(enc(x) - enc(x')) / b||_1`, the supremum of the density ratio.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import numpy as np
 
 from ..encoded import unary
 from ..errors import ProblemError
-from .recording import NotEnumerable, enumerate_outputs
+from .recording import NotEnumerable, Recorder, enumerate_outputs, patched
 
 PRODUCT_TOL = 1e-12
 
@@ -55,6 +59,8 @@ class Extraction:
     bits: Any = None
     paths: int = 0
     sampled: bool = False
+    additive: Any = None
+    """(E, b): report = E[x] + Laplace noise of scale b (per coordinate), for additive extractions."""
 
     @property
     def m(self) -> int:
@@ -62,6 +68,10 @@ class Extraction:
 
     def ldp(self) -> tuple[float, tuple]:
         """Exact LDP leakage max ln Pr(y|x)/Pr(y|x') and a witness (x, x', report)."""
+        if self.additive is not None:
+            L = self.pair_leakage()
+            i, j = (int(v) for v in np.unravel_index(np.argmax(L), L.shape))
+            return float(L[i, j]), (i, j, "reports far beyond both encodings on every coordinate where they differ")
         if self.bits is not None:
             L = unary.pair_leakage(*self.bits)
             i, j = (int(v) for v in np.unravel_index(np.argmax(L), L.shape))
@@ -82,6 +92,9 @@ class Extraction:
         """L[x, x'] = max over reports of ln Pr(y|x)/Pr(y|x') (inf where y is possible under x only)."""
         if self.bits is not None:
             return unary.pair_leakage(*self.bits)
+        if self.additive is not None:
+            E, b = self.additive
+            return (np.abs(E[:, None, :] - E[None, :, :]) / b).sum(axis=2)
         with np.errstate(divide="ignore", invalid="ignore"):
             logq = np.log(self.channel)
             diff = logq[:, None, :] - logq[None, :, :]
@@ -96,6 +109,9 @@ class Extraction:
         if self.bits is not None:
             a, b = self.bits
             return unary.lip_leakage(a, b, prior)
+        if self.additive is not None:
+            E, b = self.additive
+            return _additive_lip(E, b, prior)
         q = self.channel
         py = prior @ q
         used = py > 0
@@ -190,3 +206,54 @@ def from_bits(d: int, a: float, b: float, source: str) -> Extraction:
     if not (0 < a < 1 and 0 < b < 1) or math.isclose(a, b):
         raise ProblemError(f"{source}: per-bit probabilities a = {a!r}, b = {b!r} must lie in (0, 1) and differ")
     return Extraction(d=d, method=f"parameters ({source})", bits=(np.full(d, float(a)), np.full(d, float(b))))
+
+
+def _additive_lip(E, b, prior) -> float:
+    """LIP of a one-hot encoding plus Laplace noise of one scale b: with t_k = |y_k| - |y_k - 1| free
+    in [-1, 1] per coordinate, p(y) / q(y|x) = P_x + sum_x' P_x' e^((t_x' - t_x) / b) ranges over
+    (P_x + (1 - P_x) e^(-2/b), P_x + (1 - P_x) e^(2/b)); the leakage is the larger log of the two ends."""
+    d = E.shape[0]
+    b = np.asarray(b, float)
+    if E.shape != (d, d) or not np.array_equal(E, np.eye(d)) or np.ptp(b) > 0:
+        raise NotEnumerable("LIP of additive noise is computed for a one-hot encoding with one noise scale")
+    s = 2.0 / float(b.flat[0])
+    up = np.log(prior + (1 - prior) * np.exp(s))
+    down = -np.log(prior + (1 - prior) * np.exp(-s))
+    return float(max(up.max(), down.max()))
+
+
+def additive_laplace(run, d: int, packages) -> Extraction:
+    """Encoding and noise scale of a report `enc(x) + np.random.laplace(scale=b, size=...)`, read by
+    running the code with the draw replaced (module docstring). NotEnumerable if the code draws
+    anything else, draws Laplace noise more than once, or does not add it to the report as drawn."""
+    E, scale = [], None
+    for x in range(d):
+        outs = []
+        for shift in (0.0, 1.0):
+            draws: list = []
+
+            def noise(loc=0.0, scale=1.0, size=None, shift=shift, draws=draws):
+                shape = () if size is None else ((int(size),) if np.isscalar(size) else tuple(size))
+                draws.append((np.broadcast_to(np.asarray(scale, float), shape).copy(), shape))
+                return np.asarray(loc, float) + shift * (1.0 + np.arange(math.prod(shape))).reshape(shape)
+
+            rec = Recorder(noise=noise)
+            with patched(packages, rec):
+                y = np.asarray(run(x), dtype=float)
+            if rec.taken:
+                raise NotEnumerable("the randomizer draws more than its Laplace noise")
+            outs.append((y, draws))
+        (y0, d0), (y1, _) = outs
+        if len(d0) != 1:
+            raise NotEnumerable(f"expected one Laplace draw per report, found {len(d0)}")
+        b, shape = d0[0]
+        if shape != y0.shape or np.any(b <= 0) or not np.allclose(y1 - y0, (1.0 + np.arange(y0.size)).reshape(shape),
+                                                                  rtol=0, atol=1e-9):
+            raise NotEnumerable("the report is not its encoding plus the Laplace draw as drawn")
+        if scale is not None and not np.array_equal(scale, b):
+            raise NotEnumerable("the Laplace scale depends on the input")
+        scale = b
+        E.append(y0.ravel())
+    assert scale is not None
+    return Extraction(d=d, method="additive Laplace noise (scale read from the draw, encoding from a zero-noise run, "
+                                   "additivity checked with a shifted draw)", additive=(np.array(E), scale.ravel()), paths=2 * d)

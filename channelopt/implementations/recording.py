@@ -109,6 +109,8 @@ class Recorder:
     seed_samples: int = SEED_SAMPLES
     seed: int = 0
     unordered: bool = False
+    noise: object = None
+    """A callable standing in for np.random.laplace (the additive-noise probe, `extract`), or None."""
 
     def choose(self, probs) -> int:
         pos = len(self.taken)
@@ -267,6 +269,8 @@ class FakeNumpyRandom(types.SimpleNamespace):
         return self.choice(pool, size=len(pool), replace=False)
 
     def __getattr__(self, name):
+        if name == "laplace" and self._rec is not None and self._rec.noise is not None:
+            return self._rec.noise
         if name in ("laplace", "normal", "standard_normal", "randn", "exponential", "uniform", "gamma", "beta",
                     "logistic", "gumbel", "standard_cauchy", "standard_exponential"):
             return _continuous(f"np.random.{name}")

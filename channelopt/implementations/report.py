@@ -70,6 +70,7 @@ def confirm_bias(name, d, eps, v, n=BIAS_SAMPLES, seed=2) -> dict:
     r = build(name, d, eps)
     others = [x for x in range(d) if x != v]
     reports = [y for i, x in enumerate(others) for y in draw(r.run, x, n // len(others), [seed, i], r.packages)]
+    assert r.server is not None
     est = r.server(reports)
     return {"n": len(reports), "estimate": float(est[v])}
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import math
 import sys
 import time
 import warnings
@@ -427,16 +428,17 @@ def solve_bayes(problem: Problem, method: str, posterior: str = "auto", starts: 
     q = channel_from_weights(solved.V, solved.w, problem.prior)
     reasons = relaxation_reasons(problem, method, q)
     if reasons:
-        fitted, record = fit_problem(problem, q, starts, seed)
+        deadline = t0 + max(TIME_LIMIT if time_limit is None else time_limit, t_solve + LAST_STEP_S)
+        fitted, record = fit_problem(problem, q, starts, seed, deadline)
         record["solve_s"] = time.perf_counter() - t0 - t_solve
         attempts.append(record)
         if fitted is None:
             return Result(status="solver-failed", method="local", attempts=attempts,
-                          message="local search found no feasible channel: " + "; ".join(reasons))
+                          message=f"no channel of the problem found ({record['message']}): " + "; ".join(reasons))
         q = fitted
     else:
         q = np.hstack([q, np.zeros((problem.d, problem.m - q.shape[1]))])
-    result = bayes_result(problem, q, solved, reasons, method)
+    result = bayes_result(problem, q, solved, reasons, method, attempts[-1]["message"] if reasons else "")
     if result.status == "inaccurate":
         result = trivial_fallback(problem, method, f"the posterior-space optimum failed ({result.message})", result,
                                   "bound of the posterior-space LP; the channel is trivial")
@@ -524,16 +526,42 @@ def relaxation_reasons(problem: Problem, method: str, q: np.ndarray) -> list[str
     return reasons
 
 
-def fit_problem(problem: Problem, q: np.ndarray, starts: int, seed: int) -> tuple[np.ndarray | None, dict]:
-    """Multi-start local search on the problem itself, started also from q folded to m outputs."""
-    init = [merge_columns(q, problem.m)] if q.shape[1] > problem.m else None
-    q_local, _, feasible = local_search(problem, starts=starts, seed=seed, init=init)
-    return q_local, {"solver": "SLSQP", "status": "local" if q_local is not None else "failed",
-                     "message": f"{feasible}/{starts} starts feasible"}
+LOCAL_MAX_VARIABLES = 1200
+"""The multi-start SLSQP runs only when d x m is at most this: its dense quadratic subproblems cost
+memory ~ n^2 and time ~ n^3 per iteration (d = 24, m = 6: 2 minutes for 20 starts; d = 128,
+m = 100 would ask for 29 GiB)."""
+
+
+def fit_problem(problem: Problem, q: np.ndarray, starts: int, seed: int,
+                deadline: float = math.inf) -> tuple[np.ndarray | None, dict]:
+    """A channel of the problem itself from the posterior-space optimum q.
+
+    When q only uses too many outputs (every notion column-homogeneous), its outputs merged down
+    to m are a channel of the problem: a merged output's posterior is a convex combination of
+    admissible ones (`merge_outputs`). Multi-start local search (SLSQP) then polishes it, or
+    searches from scratch when some notion is not homogeneous, while the problem is small enough
+    (LOCAL_MAX_VARIABLES) and time is left before `deadline`.
+    """
+    homogeneous = all(n.homogeneous for n in problem.privacy)
+    merged = merge_outputs(problem, q, problem.m) if homogeneous and q.shape[1] > problem.m else None
+    n = problem.d * problem.m
+    if n > LOCAL_MAX_VARIABLES or time.perf_counter() >= deadline:
+        why = (f"local search skipped: d x m = {n:,} variables (more than {LOCAL_MAX_VARIABLES:,})"
+               if n > LOCAL_MAX_VARIABLES else "local search skipped: no time left")
+        if merged is not None:
+            return merged, {"solver": "merge", "status": "local", "message": f"outputs merged down to {problem.m}; {why}"}
+        return None, {"solver": "SLSQP", "status": "failed", "message": why}
+    q_local, gain, feasible = local_search(problem, starts=starts, seed=seed, init=[merged] if merged is not None else None,
+                                           deadline=deadline)
+    record = {"solver": "SLSQP", "status": "local" if q_local is not None else "failed",
+              "message": f"{feasible} starts feasible" + (", started also from the merged outputs" if merged is not None else "")}
+    if merged is not None and (q_local is None or problem.utility.gain(problem, merged) >= gain):
+        return merged, {**record, "status": "local", "message": record["message"] + "; the merged outputs were best"}
+    return q_local, record
 
 
 def bayes_result(problem: Problem, q: np.ndarray, solved: PosteriorSolution, reasons: list[str],
-                 method: str) -> Result:
+                 method: str, how: str = "") -> Result:
     """Clean and re-audit q; the certificate of the posterior-space LP (or of the relaxation when
     `reasons`) and the status it supports."""
     cleaned, why = clean(q)
@@ -551,7 +579,7 @@ def bayes_result(problem: Problem, q: np.ndarray, solved: PosteriorSolution, rea
                               details=dict(solved.info))
     if reasons:
         status, message = "local", (
-            "local solution (SLSQP multi-start), not certified: " + "; ".join(reasons)
+            f"local solution ({how or 'SLSQP multi-start'}), not certified: " + "; ".join(reasons)
             + f"; the posterior-space LP of the homogeneous notions bounds it within {gap:.3g}")
     elif solved.bound - solved.gain > 1e-7 * max(1.0, abs(solved.gain)):
         stopped = str(solved.info.get("stopped"))
@@ -602,12 +630,37 @@ def clamp_bound(problem: Problem, bound: float) -> tuple[float, str]:
     return bound, ""
 
 
-def merge_columns(q: np.ndarray, m: int) -> np.ndarray:
-    """A start for the fixed-m local search: keep the m heaviest outputs, fold the rest into the first."""
-    order = np.argsort(-q.sum(axis=0))
-    out = q[:, order[:m]].copy()
-    out[:, 0] += q[:, order[m:]].sum(axis=1)
-    return out
+def merge_outputs(problem: Problem, q: np.ndarray, m: int) -> np.ndarray:
+    """q with its outputs merged down to m, greedily: each step merges the two outputs whose merge
+    loses the least gain, g(a) + g(b) - g(a + b) >= 0 with g(c) = lam_c phi(post_c) (phi convex).
+    Merging two outputs sums their columns: the merged posterior is a convex combination of the
+    two, so a column-homogeneous notion that holds for q holds for the result."""
+    P = problem.prior
+    C = q[:, q.sum(axis=0) > 0].T.copy()              # outputs as rows
+
+    def gains(rows):
+        lam = rows @ P
+        return lam * problem.utility.phi(problem, rows * P[None, :] / lam[:, None])
+
+    g = gains(C)
+    n = len(C)
+    L = np.full((n, n), np.inf)
+    for a in range(n - 1):                            # one vectorized call per row: O(n^2 d) in all
+        L[a, a + 1:] = g[a] + g[a + 1:] - gains(C[a] + C[a + 1:])
+    alive = np.ones(n, dtype=bool)
+    while alive.sum() > m:
+        a, b = (int(i) for i in np.unravel_index(np.argmin(L), L.shape))
+        C[a] += C[b]
+        g[a] = gains(C[a][None, :])[0]
+        alive[b] = False
+        L[b, :] = L[:, b] = np.inf
+        others = np.flatnonzero(alive & (np.arange(n) != a))
+        loss = g[a] + g[others] - gains(C[a] + C[others]) if others.size else np.zeros(0)
+        L[a, :] = L[:, a] = np.inf
+        lo, hi = np.minimum(a, others), np.maximum(a, others)
+        L[lo, hi] = loss
+    out = C[alive].T
+    return np.hstack([out, np.zeros((q.shape[0], m - out.shape[1]))])
 
 
 # ---- reporting ---------------------------------------------------------------------------------

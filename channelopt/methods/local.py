@@ -8,6 +8,8 @@ falls short of the certified optimum.
 
 from __future__ import annotations
 
+import math
+import time
 from typing import Any
 
 import numpy as np
@@ -17,8 +19,9 @@ from .lp import build
 
 
 def local_search(problem, starts: int = 20, seed: int = 0, init: list | None = None,
-                 maxiter: int = 500) -> tuple[np.ndarray | None, float, int]:
-    """Best feasible channel over `starts` SLSQP runs from random channels (plus `init`).
+                 maxiter: int = 500, deadline: float = math.inf) -> tuple[np.ndarray | None, float, int]:
+    """Best feasible channel over `starts` SLSQP runs from random channels (plus `init`, run
+    first); no run starts after `deadline` (a `time.perf_counter()` value).
 
     Returns (channel, gain, number of runs that ended feasible). The utility is maximized as the
     gain sum_y lam[y] phi(post_y) (docs/spec.md §4), the same quantity the posterior LP certifies.
@@ -52,8 +55,10 @@ def local_search(problem, starts: int = 20, seed: int = 0, init: list | None = N
         starts_z.append(z)
     best, best_gain, feasible = None, -np.inf, 0
     for z0 in starts_z:
+        if time.perf_counter() >= deadline:
+            break
         res = minimize(negative_gain, z0, method="SLSQP", constraints=cons, bounds=bounds,
-                       options={"maxiter": maxiter, "ftol": 1e-12})
+                       options={"maxiter": maxiter, "ftol": 1e-12}, callback=_stop_at(deadline))
         z = res.x
         ok = (np.all(A_ub @ z - b_ub <= 1e-7) and np.all(np.abs(A_eq @ z - b_eq) <= 1e-7)
               and all(c["fun"](z) >= -1e-7 for c in cons[2:]))
@@ -63,3 +68,11 @@ def local_search(problem, starts: int = 20, seed: int = 0, init: list | None = N
         if -res.fun > best_gain:
             best, best_gain = np.clip(z[:nq], 0, None).reshape(d, m), -res.fun
     return best, best_gain, feasible
+
+
+def _stop_at(deadline: float):
+    """An SLSQP callback ending the run at `deadline` (its last iterate is still checked)."""
+    def callback(*_):
+        if time.perf_counter() >= deadline:
+            raise StopIteration
+    return callback
