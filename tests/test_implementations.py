@@ -430,6 +430,8 @@ def test_rs_fd_is_eps_between_attribute_neighbours_and_more_for_the_whole_tuple(
     assert a.leakage["ldp (one attribute differs)"] == pytest.approx(eps, abs=1e-12)
     w = a.witness
     assert all(u != v for u, v in zip(np.unravel_index(w["x"], (2, 2)), np.unravel_index(w["x_prime"], (2, 2))))
+    shown = tuple(int(v) for v in np.unravel_index(w["x"], (2, 2)))
+    assert f"x = {w['x']} {shown}" in str(a) and a.to_dict()["shape"] == [2, 2]
 
 
 def test_sampling_one_attribute_costs_eps_and_splitting_composes_to_eps():

@@ -56,6 +56,8 @@ class MechanismAudit:
     samples: int | None = None
     notes: list = field(default_factory=list)
     extraction: Extraction | None = field(default=None, repr=False, compare=False)
+    shape: tuple | None = None
+    """Attribute sizes of a multidimensional input (the witness is shown as tuples)."""
 
     def to_dict(self) -> dict:
         out = asdict(self)
@@ -68,7 +70,10 @@ class MechanismAudit:
             lines.append(f"  {k}: " + (f"{v:.6g}" if not isinstance(v, dict) else
                                        f">= {v['lower']:.6g} at {100 * v['confidence']:g}% confidence (point estimate {v['point']:.6g})"))
         if self.witness:
-            lines.append(f"  witness: x = {self.witness['x']}, x' = {self.witness['x_prime']}, report {self.witness['report']!r}")
+            x, x2 = self.witness["x"], self.witness["x_prime"]
+            if self.shape is not None:
+                x, x2 = (f"{v} {tuple(int(a) for a in np.unravel_index(v, self.shape))}" for v in (x, x2))
+            lines.append(f"  witness: x = {x}, x' = {x2}, report {self.witness['report']!r}")
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
 
@@ -266,7 +271,7 @@ def _exact(r: Randomizer, ext: Extraction, notions, prior, notes) -> MechanismAu
         notes.append(f"a huge draw (hash seed) was restricted to {SEED_SAMPLES} sampled values: exact given those seeds, "
                      "a lower bound over all seeds")
     return MechanismAudit(r.name, r.d, r.epsilon, f"white-box: {ext.method} ({ext.paths:,} runs)", leakage, verdict,
-                          witness, None, notes, ext)
+                          witness, None, notes, ext, r.shape)
 
 
 def _statistical(r, notions, prior, n, seed, confidence, events, outputs, notes) -> MechanismAudit:
@@ -281,4 +286,5 @@ def _statistical(r, notions, prior, n, seed, confidence, events, outputs, notes)
             witness = {"x": b.witness[0], "x_prime": b.witness[1], "report": b.witness[2]}
     if verdict == "inconclusive":
         notes.append("sampling can show a violation, never its absence: no violation detected at this N")
-    return MechanismAudit(r.name, r.d, r.epsilon, f"black-box: {n:,} reports per input", leakage, verdict, witness, n, notes)
+    return MechanismAudit(r.name, r.d, r.epsilon, f"black-box: {n:,} reports per input", leakage, verdict, witness, n, notes,
+                          shape=r.shape)
