@@ -340,10 +340,10 @@ def _shape(d: int, shape) -> list:
     """Attribute domain sizes of a multidimensional input: `shape` ("4x4", "2,8" or a sequence of
     integers >= 2 whose product is d), by default the two most nearly equal factors of d."""
     if shape is None:
-        a = max(f for f in range(2, math.isqrt(d) + 1) if d % f == 0) if any(d % f == 0 for f in range(2, math.isqrt(d) + 1)) else 0
-        if not a:
+        factors = [f for f in range(2, math.isqrt(d) + 1) if d % f == 0]
+        if not factors:
             raise ProblemError(f"d = {d} is prime: a multidimensional oracle needs shape=AxB (attribute sizes whose product is d)")
-        return [a, d // a]
+        return [factors[-1], d // factors[-1]]
     parts = shape.replace("x", ",").split(",") if isinstance(shape, str) else list(shape)
     try:
         ks = [int(v) for v in parts]

@@ -15,7 +15,7 @@ from ..notions import AUDIT_TOL
 from . import blackbox
 from .adapters import ADAPTERS, Randomizer, build, check_domain
 from .extract import Extraction, additive_laplace, bitwise_channel, enumerate_channel
-from .recording import SEED_SAMPLES, NotEnumerable
+from .recording import SEED_SAMPLES, ContinuousDraw, NotEnumerable
 
 NOTIONS = ("ldp", "lip")
 WHITE_PATHS = 1 << 14         # paths per input before a bitwise extraction is preferred
@@ -119,10 +119,10 @@ def resolve(randomizer, d: int, epsilon: float, params: dict | None = None) -> R
 
 
 def white_box(r: Randomizer, *, max_paths: int = WHITE_PATHS, seed: int = 0) -> Extraction:
-    """Exact extraction of `r` (module `extract`): additive Laplace noise for real-valued reports;
-    full enumeration; past `max_paths` paths per
-    input, bitwise (unary-type encodings) or with samples read as sets (set-valued reports), both
-    from `r.family` after checking that the d-symbol code runs as the family's instance.
+    """Exact extraction of `r` (module `extract`): full enumeration, or additive Laplace noise for
+    real-valued reports; past `max_paths` paths per input, bitwise (unary-type encodings) or with
+    samples read as sets (set-valued reports), both from `r.family` after checking that the
+    d-symbol code runs as the family's instance.
 
     Raises NotEnumerable when none applies.
     """
@@ -131,12 +131,12 @@ def white_box(r: Randomizer, *, max_paths: int = WHITE_PATHS, seed: int = 0) -> 
     max_paths = max(max_paths, r.max_paths or 0)
     try:
         return _wrap(r, lambda: enumerate_channel(r.run, r.d, r.packages, canonical=r.canonical, max_paths=max_paths, seed=seed))
-    except NotEnumerable as e:
-        if "continuous law" in str(e):                 # maybe an encoding plus Laplace noise
-            try:
-                return _wrap(r, lambda: additive_laplace(r.run, r.d, r.packages))
-            except NotEnumerable:
-                raise e from None
+    except ContinuousDraw as e:                     # maybe an encoding plus Laplace noise
+        try:
+            return _wrap(r, lambda: additive_laplace(r.run, r.d, r.packages))
+        except NotEnumerable:
+            raise e from None
+    except NotEnumerable:
         if r.family is None or not (r.bitwise or r.unordered):
             raise
         _wrap(r, lambda: _same_code(r, seed))

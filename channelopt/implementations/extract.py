@@ -151,7 +151,9 @@ def enumerate_channel(run, d: int, packages, *, canonical=None, max_paths=None, 
     replacement as sets (`recording.enumerate_outputs`): valid only when `canonical` reads the
     report as a set.
     """
-    kw: dict = {"unordered": unordered} if max_paths is None else {"max_paths": max_paths, "unordered": unordered}
+    kw: dict = {"unordered": unordered}
+    if max_paths is not None:
+        kw["max_paths"] = max_paths
     dists, paths, sampled = [], 0, False
     for x in range(d):
         e = enumerate_outputs(lambda x=x: run(x), packages, seed=seed, **kw)

@@ -45,6 +45,11 @@ class NotEnumerable(ChannelOptError):
     arithmetic on a uniform, too many paths)."""
 
 
+class ContinuousDraw(NotEnumerable):
+    """The randomizer draws from a continuous law (its report may still be an encoding plus
+    Laplace noise: `extract.additive_laplace`)."""
+
+
 class Uniform:
     """A symbolic U ~ Uniform[lo, hi) that branches on comparisons (see module docstring)."""
 
@@ -163,7 +168,7 @@ class Recorder:
 
 def _continuous(name):
     def draw(*_, **__):
-        raise NotEnumerable(f"the randomizer draws from a continuous law ({name}); audit it by sampling (black-box)")
+        raise ContinuousDraw(f"the randomizer draws from a continuous law ({name}); audit it by sampling (black-box)")
     return draw
 
 
@@ -211,8 +216,7 @@ class FakeRandomModule(types.SimpleNamespace):
         return [pool[i] for i in self._rec.without_replacement(len(pool), k)]
 
     def shuffle(self, x):
-        pool = list(x)
-        x[:] = [pool[i] for i in self._rec.without_replacement(len(pool), len(pool))]
+        x[:] = self.sample(x, len(x))
 
     def __getattr__(self, name):
         if name in ("uniform", "gauss", "normalvariate", "expovariate", "betavariate", "gammavariate",

@@ -99,11 +99,12 @@ class Master:
         if not len(V):
             return
         U = V / self.P[None, :]
-        lo, hi = U.min(axis=1, keepdims=True), U.max(axis=1, keepdims=True)
+        hi = U.max(axis=1, keepdims=True)
         if self.order is not None:
             A = np.diff(U[:, self.order], axis=1, prepend=0.0)
             A[np.abs(A) <= 1e-12 * hi] = 0.0           # equal entries, up to the round-off of expanded columns
         else:
+            lo = U.min(axis=1, keepdims=True)
             at_lo = np.abs(U - lo) <= 1e-12 * hi
             at_hi = np.abs(U - hi) <= 1e-12 * hi
             base = np.where(at_lo.sum(axis=1, keepdims=True) >= at_hi.sum(axis=1, keepdims=True), lo, hi)
@@ -322,7 +323,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
             break
         last = new
         master.add(new, sc.phi(new))
-        at, keep = PRUNE.get(fam.name, PRUNE["lip"])
+        at, keep = PRUNE[fam.name]
         if len(master.V) > at * P.size:
             master.prune(mu, np.r_[w, np.zeros(len(new))], keep * P.size)
     master.mu_best = mu_best
