@@ -45,7 +45,7 @@ import numpy as np
 from .audit import leakage_keys
 from .blas import one_thread
 from .errors import ChannelOptError, ProblemError
-from .notions.base import within
+from .notions.base import BatchVertices, within
 from .problem import SUM_TOL, Problem
 from .sweep import MAX_JOBS
 from .utility import Bayes
@@ -57,6 +57,7 @@ PRIMAL_TOL = 1e-10           # |V_S^T w - P| and -w
 GAP_TOL = 1e-9               # certified relative gap of the region test
 ROUTE_TRIES = 4              # entries tried per user in the vectorized routing step
 SCAN_ROWS = 20_000           # (user, entry) pairs per batched region test when scanning the pool
+SCAN_ENTRIES = 8             # pool entries per scanning round (most used first)
 
 
 # --- input ------------------------------------------------------------------------------------
@@ -124,9 +125,9 @@ def fast_path(template: Problem) -> bool:
     return n.batch_vertices(P, MAX_PATTERNS) is not None and n.batch_leakage(P, np.eye(template.d)[None]) is not None
 
 
-def candidate_vertices(notion, P: np.ndarray):
-    """(U, valid): every closed-form vertex candidate of every user in u = post / P coordinates,
-    shape (N, nv, d), and which candidates are vertices for that user (`Notion.batch_vertices`).
+def candidate_vertices(notion, P: np.ndarray) -> BatchVertices:
+    """Every closed-form vertex candidate of every user in u = post / P coordinates, factored
+    (`Notion.batch_vertices`), and which candidates are vertices for that user.
 
     u-coordinates keep tiny prior entries well scaled: every admissible u lies in
     [e^-eps, e^eps]^d, so the region test below has relative accuracy in every row of q.
@@ -140,6 +141,24 @@ def phi_batch(template: Problem, V: np.ndarray) -> np.ndarray:
     return template.utility.phi(template, V.reshape(-1, V.shape[-1])).reshape(shape)
 
 
+PHI_BLOCK = 2_000
+"""Users whose candidates are built at once to evaluate a utility that is not a function of one
+linear functional (all but bayes-mse)."""
+
+
+def phi_vertices(template: Problem, X: BatchVertices, P: np.ndarray) -> np.ndarray:
+    """phi of every candidate posterior P * u of every user (N, nv). bayes-mse's phi is
+    (t . post)^2 = (U . (P t))^2: one `BatchVertices.dot`; the others by blocks of users."""
+    util = template.utility
+    if util.kind == "bayes-mse":
+        return X.dot(P * util.target(template)[None, :]) ** 2
+    out = np.empty(X.valid.shape)
+    for a in range(0, P.shape[0], PHI_BLOCK):
+        rows = np.arange(a, min(a + PHI_BLOCK, P.shape[0]))
+        out[rows] = phi_batch(template, X.full(rows) * P[rows, None, :])
+    return out
+
+
 def _solve(A: np.ndarray, b: np.ndarray):
     """Batched least-squares solutions of A x = b (A: (n, r, c), b: (n, r)), exact when square.
 
@@ -149,6 +168,11 @@ def _solve(A: np.ndarray, b: np.ndarray):
     if A.shape[1] != A.shape[2]:  # normal equations
         b = np.einsum("nrc,nr->nc", A, b)
         A = np.einsum("nrc,nrk->nck", A, A)
+    try:                 # one batched LU; an exactly singular member fails the whole batch
+        x = np.linalg.solve(A, b[..., None])[..., 0]
+        return x, np.isfinite(x).all(axis=1)
+    except np.linalg.LinAlgError:
+        pass
     scale = np.abs(A).max(axis=(1, 2))
     ok = np.abs(np.linalg.det(A)) > 1e-12 * np.maximum(scale, 1e-300) ** A.shape[1]
     x = np.zeros(b.shape)
@@ -157,15 +181,15 @@ def _solve(A: np.ndarray, b: np.ndarray):
     return x, ok
 
 
-def region_test(entry, rows, U, valid, Phi):
+def region_test(entry, rows, X, Phi):
     """Which users `rows` one pool entry (S: support patterns, T: tight patterns) certifies
     (`region_test_rows` with the same entry for every row)."""
     S, T = entry
     return region_test_rows(rows, np.broadcast_to(S, (rows.size, len(S))), np.broadcast_to(T, (rows.size, len(T))),
-                            U, valid, Phi)
+                            X, Phi)
 
 
-def region_test_rows(rows, S, T, U, valid, Phi):
+def region_test_rows(rows, S, T, X: BatchVertices, Phi):
     """Which users `rows` their entries certify: row i is tested against support patterns S[i]
     and tight patterns T[i] (arrays (n, k) and (n, t): one entry per user, or the same for all).
 
@@ -176,19 +200,20 @@ def region_test_rows(rows, S, T, U, valid, Phi):
     the gain of every channel (weak duality); certified when bound - w.phi_S <= GAP_TOL (relative).
     Returns (positions in `rows` of the certified users, their S (n, k), their w (n, k), gain, bound).
     """
+    valid = X.valid
     pos = np.flatnonzero(valid[rows[:, None], S].all(axis=1))
     rows, S, T = rows[pos], S[pos], T[pos]
-    US = U[rows[:, None], S]                                             # (n, k, d)
-    ones = np.ones((rows.size, U.shape[2]))
+    US = X.take(rows[:, None], S)                                        # (n, k, d)
+    ones = np.ones((rows.size, US.shape[2]))
     w, ok = _solve(np.swapaxes(US, 1, 2), ones)
     resid = np.abs(np.einsum("nkd,nk->nd", US, w) - 1.0).max(axis=1)
     primal = ok & (w.min(axis=1) >= -PRIMAL_TOL) & (resid <= PRIMAL_TOL)
     pos, rows, S, T, w = pos[primal], rows[primal], S[primal], T[primal], np.clip(w[primal], 0.0, None)
     if not rows.size:
         return pos, S, w, np.zeros(0), np.zeros(0)
-    nu, ok = _solve(U[rows[:, None], T], Phi[rows[:, None], T])
+    nu, ok = _solve(X.take(rows[:, None], T), Phi[rows[:, None], T])
     pos, rows, S, w, nu = pos[ok], rows[ok], S[ok], w[ok], nu[ok]
-    slack = np.where(valid[rows], Phi[rows] - np.einsum("nvd,nd->nv", U[rows], nu), -np.inf)
+    slack = np.where(valid[rows], Phi[rows] - X.dot(nu, rows), -np.inf)
     bound = nu.sum(axis=1) + slack.max(axis=1)
     gain = np.einsum("nk,nk->n", w, Phi[rows[:, None], S])
     ok = bound - gain <= GAP_TOL * np.maximum(1.0, np.abs(gain))
@@ -247,8 +272,9 @@ def critical_region_chunk(template: Problem, P: np.ndarray):
     """
     N, d = P.shape
     m = template.m
-    U, valid = candidate_vertices(template.privacy[0], P)
-    Phi = phi_batch(template, U * P[:, None, :])
+    X = candidate_vertices(template.privacy[0], P)
+    valid = X.valid
+    Phi = phi_vertices(template, X, P)
     pool, routes = _pool_for(template)
     q = np.zeros((N, d, m))
     gain, bound = np.full(N, np.nan), np.full(N, np.nan)
@@ -260,7 +286,7 @@ def critical_region_chunk(template: Problem, P: np.ndarray):
     key_bytes = [k.tobytes() for k in keys]
 
     def record(hit, S, w, g, b, item=None):
-        pieces = U[hit[:, None], S] * w[:, :, None]                        # q[x, j] = w_j u_j[x]
+        pieces = X.take(hit[:, None], S) * w[:, :, None]                        # q[x, j] = w_j u_j[x]
         q[hit, :, :S.shape[1]] = np.swapaxes(pieces, 1, 2)
         gain[hit], bound[hit] = g, b
         done[hit] = True
@@ -289,7 +315,7 @@ def critical_region_chunk(template: Problem, P: np.ndarray):
             T_key = np.zeros((len(keys), len(cand[ks[0]][0][1])), dtype=int)
             for k in ks:
                 S_key[k], T_key[k] = cand[k][0]
-            pos, S, w, g, b = region_test_rows(rows, S_key[inverse[rows]], T_key[inverse[rows]], U, valid, Phi)
+            pos, S, w, g, b = region_test_rows(rows, S_key[inverse[rows]], T_key[inverse[rows]], X, Phi)
             hit = rows[pos]
             if hit.size:
                 record(hit, S, w, g, b)
@@ -300,34 +326,37 @@ def critical_region_chunk(template: Problem, P: np.ndarray):
         S, T = item[0]
         if len(S) > m:  # the certified optimum needs more outputs than the template allows
             return 0
-        pos, S_hit, w, g, b = region_test(item[0], rows, U, valid, Phi)
+        pos, S_hit, w, g, b = region_test(item[0], rows, X, Phi)
         if pos.size:
             record(rows[pos], S_hit, w, g, b, item)
         return pos.size
 
-    # the users no route certified: every pool entry at once (all pairs, in blocks), the first
-    # entry that certifies a user taken for it
+    # the users no route certified: the pool's entries, most used first, SCAN_ENTRIES at a time
+    # (every remaining user against each entry of the block in one batched test); a user leaves at
+    # its first certifying entry
     shapes = {}
-    for it in pool:
+    for it in sorted(pool, key=lambda it: -it[1]):
         if len(it[0][0]) <= m:
             shapes.setdefault((len(it[0][0]), len(it[0][1])), []).append(it)
-    for group in shapes.values():
-        rest = np.flatnonzero(~done)
-        if not rest.size:
-            break
-        S_all = np.array([it[0][0] for it in group])
-        T_all = np.array([it[0][1] for it in group])
-        per_block = max(1, SCAN_ROWS // len(group))
-        for start in range(0, rest.size, per_block):
-            users = rest[start:start + per_block]
-            rows = np.repeat(users, len(group))
-            which = np.tile(np.arange(len(group)), users.size)
-            pos, S, w, g, b = region_test_rows(rows, S_all[which], T_all[which], U, valid, Phi)
-            first = np.unique(rows[pos], return_index=True)[1]        # each user's first certifying entry
-            for j in np.unique(which[pos[first]]):
-                sel = first[which[pos[first]] == j]
-                record(rows[pos[sel]], S[sel], w[sel], g[sel], b[sel], group[j])
-                group[j][1] += sel.size
+    for entries in shapes.values():
+        for at in range(0, len(entries), SCAN_ENTRIES):
+            group = entries[at:at + SCAN_ENTRIES]
+            rest = np.flatnonzero(~done)
+            if not rest.size:
+                break
+            S_all = np.array([it[0][0] for it in group])
+            T_all = np.array([it[0][1] for it in group])
+            per_block = max(1, SCAN_ROWS // len(group))
+            for start in range(0, rest.size, per_block):
+                users = rest[start:start + per_block]
+                rows = np.repeat(users, len(group))
+                which = np.tile(np.arange(len(group)), users.size)
+                pos, S, w, g, b = region_test_rows(rows, S_all[which], T_all[which], X, Phi)
+                first = np.unique(rows[pos], return_index=True)[1]        # each user's first certifying entry
+                for j in np.unique(which[pos[first]]):
+                    sel = first[which[pos[first]] == j]
+                    record(rows[pos[sel]], S[sel], w[sel], g[sel], b[sel], group[j])
+                    group[j][1] += sel.size
 
     while True:
         rest = np.flatnonzero(~done & ~left)
@@ -335,7 +364,7 @@ def critical_region_chunk(template: Problem, P: np.ndarray):
             break
         u = rest[0]
         try:
-            item = [new_entry(U[u], valid[u], Phi[u], P[u]), 0]
+            item = [new_entry(X.full(u), valid[u], Phi[u], P[u]), 0]
         except ChannelOptError:  # the user's own LP failed: `solve` reports it
             left[u] = True
             continue

@@ -259,3 +259,25 @@ def test_routing_certifies_most_users_after_the_first_chunk(monkeypatch):
     assert (out["status"] == 0).all()
     # routing: a handful of batched calls over (nearly) all users, not one call per pool entry
     assert len(calls) < 40 and sum(calls) >= 2000
+
+
+@pytest.mark.parametrize("notion", [co.LIP(0.7), co.LDP(0.7)])
+def test_factored_vertices_are_each_priors_vertices(notion):
+    """`BatchVertices` (never materialized in the batch) against each prior's own closed-form
+    vertex set (`posterior_vertices`, one problem at a time), and its products against the full
+    array."""
+    rng = np.random.default_rng(5)
+    P = rng.dirichlet(np.ones(4) * 0.5, size=6)
+    X = notion.batch_vertices(P, 10_000)
+    U = X.full(np.arange(len(P)))
+    for n in range(len(P)):
+        p = co.Problem(prior=P[n], privacy=[notion], utility=co.Bayes("map"))
+        own = notion.posterior_vertices(p, 10_000) / P[n]
+        mine = U[n][X.valid[n]]
+        assert np.allclose(mine @ P[n], 1.0)
+        key = lambda A: {tuple(r) for r in np.round(A, 9)}           # noqa: E731
+        assert key(mine) == key(own)
+    c = rng.normal(size=P.shape)
+    assert np.allclose(X.dot(c), np.einsum("nvd,nd->nv", U, c))
+    rows, idx = np.array([[0], [3], [5]]), np.array([[1, 2], [0, 7], [4, 4]])
+    assert np.array_equal(X.take(rows, idx), U[rows, idx])

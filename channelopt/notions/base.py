@@ -47,6 +47,48 @@ def bit_patterns(n: int) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class BatchVertices:
+    """Closed-form vertex candidates of N priors' admissible posteriors in u = post / P
+    coordinates, kept factored over nv fixed patterns instead of as an (N, nv, d) array:
+
+        U[n, j, x] = scale[n, j] * (base[n, x] + step[n, x] * B[j, x] + extra[n, j] * F[j, x])
+
+    (LIP: base = lo, step = hi - lo, B = which fixed coordinates are at hi, F = the free one,
+    extra its offset from lo; LDP: base = 1, step = e^eps - 1, B = the set S, scale = 1 / P.ray).
+    Products with one vector per prior are two small matrix products (`dot`); single vertices are
+    built only where they are needed (`take`). `valid[n, j]`: candidate j is a vertex for prior n.
+    """
+
+    base: np.ndarray                 # (N, d)
+    step: np.ndarray                 # (N, d)
+    B: np.ndarray                    # (nv, d) float 0/1
+    valid: np.ndarray                # (N, nv) bool
+    scale: np.ndarray | None = None  # (N, nv), 1 when None
+    extra: np.ndarray | None = None  # (N, nv), along F
+    F: np.ndarray | None = None      # (nv, d) float 0/1
+
+    def dot(self, c: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        """U[n, j] . c[n] for every candidate j of the priors `rows` (all when None): (n, nv)."""
+        sel = slice(None) if rows is None else rows
+        out = (self.base[sel] * c).sum(axis=1)[:, None] + (self.step[sel] * c) @ self.B.T
+        if self.extra is not None and self.F is not None:
+            out += self.extra[sel] * (c @ self.F.T)
+        return out if self.scale is None else out * self.scale[sel]
+
+    def take(self, rows: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """U[rows, idx] for broadcastable index arrays: shape broadcast(rows, idx).shape + (d,)."""
+        U = self.base[rows] + self.step[rows] * self.B[idx]
+        if self.extra is not None and self.F is not None:
+            U += self.extra[rows, idx][..., None] * self.F[idx]
+        return U if self.scale is None else U * self.scale[rows, idx][..., None]
+
+    def full(self, rows: np.ndarray) -> np.ndarray:
+        """Every candidate of the priors `rows`: (n, nv, d)."""
+        rows = np.asarray(rows)
+        return self.take(rows[..., None], np.arange(self.B.shape[0]))
+
+
+@dataclass(frozen=True)
 class LinearBlock:
     """`A_q @ vec(q) + A_aux @ aux <= b` and `E_q @ vec(q) + E_aux @ aux = e`,
     with `aux_lower <= aux <= aux_upper`."""
@@ -270,9 +312,9 @@ class Notion(ABC):
         return None
 
     def batch_vertices(self, P: np.ndarray, limit: int):
-        """(U, valid) for a batch of priors P (N x d): every closed-form vertex candidate of every
-        prior's admissible posteriors in u = post / P coordinates (N, nv, d), and which candidates
-        are vertices for that prior; None when not known in closed form or nv > limit."""
+        """`BatchVertices` for a batch of priors P (N x d): every closed-form vertex candidate of
+        every prior's admissible posteriors in u = post / P coordinates, and which candidates are
+        vertices for that prior; None when not known in closed form or nv > limit."""
         return None
 
     def closed_form(self, problem):

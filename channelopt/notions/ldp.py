@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from ..closed_forms import subset_rr
 from ..errors import ProblemError
 from ..problem import MAX_EPSILON, as_matrix, as_vector
-from .base import (LinearBlock, Notion, bit_patterns, check_keys, column_spread, distinct_pairs,
+from .base import (BatchVertices, LinearBlock, Notion, bit_patterns, check_keys, column_spread, distinct_pairs,
                    ones_per_column, ratio_rows, require, within)
 
 
@@ -77,8 +77,10 @@ class LDP(Notion):
         if 2 ** d - 2 > limit:
             return None
         S = bit_patterns(d)[1:-1].astype(float)
-        C = 1.0 + (np.exp(self.epsilon) - 1.0) * S                    # (nv, d)
-        return C[None, :, :] / (P @ C.T)[:, :, None], np.ones((N, C.shape[0]), dtype=bool)
+        c = np.expm1(self.epsilon)
+        one = np.ones_like(P)
+        return BatchVertices(one, c * one, S, np.ones((N, S.shape[0]), dtype=bool),
+                             scale=1.0 / (1.0 + c * (P @ S.T)))
 
     def posterior_vertices(self, problem, limit):
         """In u = post / P the admissible set is the cone max u <= e^eps min u, whose extreme rays

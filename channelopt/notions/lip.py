@@ -17,7 +17,7 @@ from scipy.optimize import linprog
 from ..closed_forms import rr_lip_hamming
 from ..errors import ProblemError
 from ..problem import Joint, as_prior_rows, as_vector
-from .base import LinearBlock, Notion, bit_patterns, per_column, within
+from .base import BatchVertices, LinearBlock, Notion, bit_patterns, per_column, within
 
 MAX_BOX_DIM = 20
 """Largest alphabet whose prior box is reduced to vertices (d * 2^(d-1) candidates)."""
@@ -170,18 +170,16 @@ class LIP(Notion):
         bits = bit_patterns(d - 1)
         B = bits.shape[0]
         free = np.repeat(np.arange(d), B)                    # vertex j has coordinate free[j] free
-        at_hi = np.zeros((d * B, d), dtype=bool)             # the others at hi where set, else at lo
+        at_hi = np.zeros((d * B, d))                         # the others at hi where set, else at lo
         for i in range(d):
             at_hi[i * B:(i + 1) * B, np.delete(np.arange(d), i)] = bits
-        U = np.where(at_hi[None], hi[:, None, :], lo[:, None, :])
-        others = 1.0 - np.eye(d)[free]                       # (dB, d): 1 on the fixed coordinates
+        F = np.eye(d)[free]
         # P . u over the fixed coordinates, for every vertex of every prior: two products
-        mass = ((hi - lo) * P) @ at_hi.T.astype(float) + (lo * P) @ others.T
+        mass = ((hi - lo) * P) @ at_hi.T + (lo * P) @ (1.0 - F).T
         ui = (1.0 - mass) / P[:, free]
         lo_f, hi_f = lo[:, free], hi[:, free]
         ok = (ui >= lo_f * (1 - 1e-12)) & (ui <= hi_f * (1 + 1e-12))
-        U[:, np.arange(d * B), free] = np.clip(ui, lo_f, hi_f)
-        return U, ok
+        return BatchVertices(lo, hi - lo, at_hi, ok, extra=np.clip(ui, lo_f, hi_f) - lo_f, F=F)
 
     def batch_leakage(self, P, q):
         """Only for G = X (the batch templates); the largest |log lift| per channel."""
