@@ -120,8 +120,10 @@ def test_perturbed_optimum_is_reported_not_returned_as_optimal(monkeypatch):
         raw = real[solver](prog, problem)
         z = raw.z.copy()
         q = prog.channel(z)
-        q[0] = [0.9, 0.05, 0.05]  # a real LIP violation, far above solver noise
-        z[: q.size] = q.ravel()
+        bad = q.copy()
+        bad[0] = [0.9, 0.05, 0.05]  # a real LIP violation, far above solver noise
+        z[: q.size] += (bad - q).ravel()  # q = z[:dm] (+ a substituted floor): shift by the change
+        assert np.allclose(prog.channel(z), bad)
         raw.z = z
         return raw
 

@@ -102,10 +102,11 @@ class LinearBlock:
     E_aux: sp.csr_matrix | None = None
     e: np.ndarray = field(default_factory=lambda: np.zeros(0))
     floor: int | None = None
-    """When set, rows floor .. floor + d*m - 1 are `-q[x, y] + aux[g(x) * m + y] <= 0` with
-    g = `floor_group` (default all 0): a per-output floor that the LP substitutes away
-    (`lp.build`)."""
+    """When set, rows floor .. floor + d*m - 1 are `-q[x, y] + a * aux[g(x) * m + y] <= 0` with
+    g = `floor_group` (default all 0) and a = `floor_scale`: a per-output floor that the LP
+    substitutes away (`lp.build`)."""
     floor_group: np.ndarray | None = None
+    floor_scale: float = 1.0
 
     @property
     def n_aux(self) -> int:

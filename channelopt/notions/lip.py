@@ -59,16 +59,17 @@ def lift_block(joint: Joint, m: int, eps_upper: float, eps_lower: float) -> Line
         E_aux.append(sp.hstack([sp.csr_matrix((k * m, m)), sp.identity(k * m)], format="csr"))
     spread = sp.kron(np.ones((k, 1)), I_m, format="csr")  # lam[y] at row g*m + y
     up = sp.diags(np.repeat(upper_factor(joint, eps_upper), m)) @ spread
-    if direct:
+    if direct:   # the rows e^-eps_lower lam[y] <= q[x, y] are a floor (`LinearBlock.floor`)
         A_q = sp.vstack([sp.identity(d * m), -sp.identity(d * m)], format="csr")
         A_aux = sp.vstack([-up, np.exp(-eps_lower) * spread], format="csr")
-    else:
-        A_q = sp.csr_matrix((2 * k * m, d * m))
-        c_part = sp.vstack([sp.identity(k * m), -sp.identity(k * m)], format="csr")
-        A_aux = sp.hstack([sp.vstack([-up, np.exp(-eps_lower) * spread]), c_part], format="csr")
+        return LinearBlock(A_q, np.zeros(A_q.shape[0]), A_aux, np.zeros(n_aux), np.ones(n_aux),
+                           sp.vstack(E_q, format="csr"), sp.vstack(E_aux, format="csr"), np.zeros(m),
+                           floor=d * m, floor_scale=float(np.exp(-eps_lower)))
+    A_q = sp.csr_matrix((2 * k * m, d * m))
+    c_part = sp.vstack([sp.identity(k * m), -sp.identity(k * m)], format="csr")
+    A_aux = sp.hstack([sp.vstack([-up, np.exp(-eps_lower) * spread]), c_part], format="csr")
     return LinearBlock(A_q, np.zeros(A_q.shape[0]), A_aux, np.zeros(n_aux), np.ones(n_aux),
-                       sp.vstack(E_q, format="csr"), sp.vstack(E_aux, format="csr"),
-                       np.zeros(m + (0 if direct else k * m)))
+                       sp.vstack(E_q, format="csr"), sp.vstack(E_aux, format="csr"), np.zeros(m + k * m))
 
 
 def stack_blocks(blocks: list[LinearBlock]) -> LinearBlock:
