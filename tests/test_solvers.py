@@ -135,3 +135,71 @@ def test_perturbed_optimum_is_reported_not_returned_as_optimal(monkeypatch):
     assert all(a["status"] == "inaccurate" and "lip (leakage" in a["message"] for a in r.attempts)
     assert r.status == "local" and r.solver == "trivial" and co.audit(p, r.channel).ok
     assert r.certificate.bound <= r.objective
+
+
+# --- the restricted program (a few outputs, priced out exactly) ----------------------------------
+
+def _restricted_case(notion, kind, d=64, seed=0):
+    from channelopt import bench
+
+    budgets = bench.instance("minid-ldp", d, seed).budgets
+    privacy = {"lip": co.LIP(1.0), "lip-wide": co.LIP(3.0), "alip": co.ALIP(epsilon_lower=0.5, epsilon_upper=1.0),
+               "ldp": co.LDP(1.0), "minid": co.IDLDP(epsilons=budgets)}[notion]
+    prior = np.random.default_rng(seed).dirichlet(np.ones(d))
+    return co.Problem(prior=prior, privacy=[privacy], utility=co.Distortion(kind))
+
+
+@pytest.mark.parametrize("kind", ["hamming", "mae"])
+@pytest.mark.parametrize("notion", ["lip", "lip-wide", "alip", "ldp", "minid"])
+def test_restricted_program_equals_the_whole_program(notion, kind):
+    """`solve_restricted` against the whole program solved directly (a second method): the same
+    optimum, and its multipliers (0 on the rows it dropped) certify it on the whole program."""
+    from channelopt.methods.lp import build, solve_highs, solve_restricted
+
+    prog = build(_restricted_case(notion, kind))
+    whole = solve_highs(prog, restrict=False)
+    part = solve_restricted(prog)
+    if part is None:                    # gave up: the default path then solves the whole program
+        assert kind == "mae" or notion == "lip-wide"    # many outputs used: not the restricted case
+        return
+    value = prog.c @ part.z
+    assert value == pytest.approx(prog.c @ whole.z, abs=1e-9)
+    assert value - prog.dual_bound(part.y_ub, part.y_eq) <= 1e-9
+    q = prog.channel(part.z)
+    assert np.allclose(q.sum(axis=1), 1.0) and q.min() >= -1e-12
+    assert np.all(prog.A_ub @ part.z <= prog.b_ub + 1e-9)
+
+
+def test_restricted_program_closes_hamming_on_few_entries_and_solve_says_so():
+    """Hamming under LIP with RR-LIP infeasible uses few outputs: one round on a few percent of
+    the entries, and the default solve reports the restricted run in its attempts."""
+    from channelopt.methods.lp import build, solve_restricted
+
+    p = _restricted_case("lip", "hamming", d=128, seed=1)
+    raw = solve_restricted(build(p))
+    assert raw is not None and "1 round" in raw.message
+    used = int(raw.message.split("on ")[1].split(" of")[0].replace(",", ""))
+    assert used < 0.1 * 128 * 128
+    r = co.solve(p)
+    assert r.status == "optimal" and "channel entries" in r.attempts[0]["message"]
+
+
+def test_restricted_program_adds_the_rows_it_dropped_when_they_bind(monkeypatch):
+    """With half of MinID's binding level rows left out up front, some bind at the first
+    restricted optimum; they are found violated, added, and the optimum is still the whole
+    program's."""
+    from channelopt.methods import lp
+
+    prog = lp.build(_restricted_case("minid", "hamming"))
+    real = lp._aux_rows_that_bind
+
+    def half(prog, touches):
+        keep = real(prog, touches)
+        keep[np.flatnonzero(keep)[::2]] = False
+        return keep
+
+    monkeypatch.setattr(lp, "_aux_rows_that_bind", half)
+    monkeypatch.setattr(lp, "RESTRICT_ROUNDS", 50)
+    part = lp.solve_restricted(prog)
+    assert part is not None and "1 round" not in part.message
+    assert prog.c @ part.z == pytest.approx(prog.c @ lp.solve_highs(prog, restrict=False).z, abs=1e-9)
