@@ -30,7 +30,7 @@ import numpy as np
 from .errors import ProblemError
 from .methods import finish, method_for, present, solve
 from .methods.closed import closed_form_result
-from .methods.lp import build, new_highs, solve_highs
+from .methods.lp import build, new_highs, restrictable, solve_highs, solve_restricted
 from .problem import Problem, as_epsilon
 
 
@@ -235,6 +235,7 @@ def solve_points(probs: list[Problem], solver, warm: bool, progress: bool) -> li
     highs = new_highs() if warm else None
     basis: Any = None
     shape: tuple | None = None
+    restricted = True        # tried until it first gives up (`lp.solve_restricted`)
     for p in tqdm(probs, disable=not progress, desc="sweep", unit="pt"):
         if not warm:
             out.append(solve(p, solver))
@@ -249,7 +250,11 @@ def solve_points(probs: list[Problem], solver, warm: bool, progress: bool) -> li
         prog = build(p)
         t1 = time.perf_counter()
         same = shape == (prog.n, prog.A_ub.shape[0], prog.A_eq.shape[0])
-        raw = solve_highs(prog, highs=highs, basis=basis if same else None)
+        # the restricted program while it closes (Hamming: a few outputs), else the warm whole one
+        raw = solve_restricted(prog) if restricted and restrictable(prog) else None
+        restricted = raw is not None
+        if raw is None:
+            raw = solve_highs(prog, highs=highs, basis=basis if same else None)
         t2 = time.perf_counter()
         if raw.status != "optimal":
             out.append(solve(p, solver))
@@ -259,11 +264,13 @@ def solve_points(probs: list[Problem], solver, warm: bool, progress: bool) -> li
         if result.status != "optimal":  # never return a warm result that is not certified
             out.append(solve(p, solver))
             continue
-        basis, shape = raw.basis, (prog.n, prog.A_ub.shape[0], prog.A_eq.shape[0])
+        if raw.basis is not None:
+            basis, shape = raw.basis, (prog.n, prog.A_ub.shape[0], prog.A_eq.shape[0])
+        warmed = same and not restricted
         result.attempts = [{"solver": "HIGHS", "status": "optimal", "solve_s": t2 - t1,
-                            "message": "warm start from the previous point's basis" if same else raw.message}]
+                            "message": "warm start from the previous point's basis" if warmed else raw.message}]
         total = time.perf_counter() - t0
-        result.timings = {"compile_s": t1 - t0, "solve_s": t2 - t1, "total_s": total, "warm": same}
+        result.timings = {"compile_s": t1 - t0, "solve_s": t2 - t1, "total_s": total, "warm": warmed}
         result.time_s = total
         out.append(present(p, result))
     return out

@@ -162,6 +162,20 @@ def test_eps_sweep_equals_fresh_solves(notion):
         assert r.certificate["gap"] < 1e-8
 
 
+def test_hamming_sweep_takes_the_restricted_program_while_it_closes():
+    """LIP Hamming at d = 64 along eps: the restricted program (`lp.solve_restricted`) solves the
+    points where the optimum uses few outputs; the sweep equals fresh solves at every point."""
+    P = np.random.default_rng(3).dirichlet(np.ones(64))
+    base = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Distortion("hamming"))
+    eps = [0.3, 0.6, 1.0, 2.0, 3.0]
+    results = co.sweep(base, epsilon=eps)
+    assert all(r.status == "optimal" for r in results)
+    assert "channel entries" in results[0].attempts[0]["message"]
+    for e, r in zip(eps, results):
+        fresh = co.solve(co.Problem(prior=P, privacy=[co.LIP(e)], utility=base.utility))
+        assert r.objective == pytest.approx(fresh.objective, abs=1e-9)
+
+
 def test_prior_sweep_and_parallel_sweep():
     rng = np.random.default_rng(9)
     priors = rng.dirichlet(np.ones(4), size=6)
