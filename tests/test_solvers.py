@@ -203,3 +203,15 @@ def test_restricted_program_adds_the_rows_it_dropped_when_they_bind(monkeypatch)
     part = lp.solve_restricted(prog)
     assert part is not None and "1 round" not in part.message
     assert prog.c @ part.z == pytest.approx(prog.c @ lp.solve_highs(prog, restrict=False).z, abs=1e-9)
+
+
+def test_restricted_program_adds_whole_outputs_until_it_closes():
+    """LIP at eps = 3, d = 128: the Hamming optimum uses ~20 outputs, more than the 8 it starts
+    with; outputs enter by reduced cost until the whole program's optimum is reached."""
+    from channelopt.methods.lp import build, solve_highs, solve_restricted
+
+    prog = build(_restricted_case("lip-wide", "hamming", d=128))
+    part = solve_restricted(prog)
+    assert part is not None and "1 round" not in part.message
+    assert prog.c @ part.z == pytest.approx(prog.c @ solve_highs(prog, restrict=False).z, abs=1e-9)
+    assert prog.c @ part.z - prog.dual_bound(part.y_ub, part.y_eq) <= 1e-9

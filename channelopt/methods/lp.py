@@ -248,8 +248,9 @@ def solve_highs(prog: Program, ipm: bool = False, highs=None, basis=None,
 
 RESTRICT_MIN = 4096
 """Channel entries (d * m) from which a substituted program is first solved on a few outputs."""
-RESTRICT_OUTPUTS, RESTRICT_ROUNDS = 8, 6
-"""Outputs whose every entry starts in the restricted program; pricing rounds before giving up."""
+RESTRICT_OUTPUTS, RESTRICT_ROUNDS = 8, 4
+"""Outputs whose every entry starts in the restricted program (and that enter it per round);
+pricing rounds before giving up."""
 
 
 def restrictable(prog: Program) -> bool:
@@ -272,12 +273,14 @@ def solve_restricted(prog: Program, time_limit: float | None = None) -> RawSolut
     - every dropped row holds at the solution (primal feasibility);
 
     together they make the restricted optimum optimal for the whole program, and the caller's
-    certificate (`Program.dual_bound` with these multipliers) checks it again. Entries with a
-    negative reduced cost and violated rows join, and the program is solved again. Where the
-    optimum uses few outputs (Hamming distortion once RR-LIP is infeasible: 4 of 128 at
-    eps = 1) this is one round on ~1% of the entries: LIP d = 128 in 0.02 s against 0.3-0.5 s for
-    the whole program. Returns None (solve the whole program) when the restricted program is not
-    solved, after RESTRICT_ROUNDS rounds, or once a quarter of the entries is active.
+    certificate (`Program.dual_bound` with these multipliers) checks it again. Otherwise the
+    RESTRICT_OUTPUTS outputs with the most negative reduced costs join whole, with the violated
+    rows, and the program is solved again. Where the optimum uses few outputs (Hamming
+    distortion once RR-LIP is infeasible: 4 of 128 at eps = 1, 22 at eps = 3) this takes 1-3
+    rounds on 7-20% of the entries: LIP d = 128 in 0.03 s against 0.36 s for the whole program
+    (d = 256: 0.13 s against 24 s). Returns None (solve the whole program) when the restricted
+    program is not solved, after RESTRICT_ROUNDS rounds, or once a quarter of the entries is
+    active (MAE and squared error use every output: ~5% lost at d = 128).
     """
     import highspy
 
@@ -321,6 +324,13 @@ def solve_restricted(prog: Program, time_limit: float | None = None) -> RawSolut
         if not enter.any() and not violated.any():
             text = f"Optimal (on {int(active[:nq].sum()):,} of {nq:,} channel entries, {rounds} round(s))"
             return RawSolution("optimal", z, y_ub, y_eq, text)
+        # whole outputs enter, RESTRICT_OUTPUTS a round: those with the most negative reduced cost
+        worst = np.where(enter[:nq], reduced[:nq], 0.0).reshape(d, m).min(axis=0)
+        ys = np.argsort(worst, kind="stable")[:RESTRICT_OUTPUTS]
+        ys = ys[worst[ys] < -tol]
+        enter[:nq] = False
+        enter[(np.arange(d)[:, None] * m + ys[None, :]).ravel()] = True
+        enter &= ~active
         active |= enter
         if active[:nq].sum() > nq / 4:
             return None
