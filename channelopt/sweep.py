@@ -236,6 +236,7 @@ def solve_points(probs: list[Problem], solver, warm: bool, progress: bool) -> li
     basis: Any = None
     shape: tuple | None = None
     restricted = True        # tried until it first gives up (`lp.solve_restricted`)
+    state = None             # the last restricted program's columns, rows and basis
     for p in tqdm(probs, disable=not progress, desc="sweep", unit="pt"):
         if not warm:
             out.append(solve(p, solver))
@@ -251,8 +252,9 @@ def solve_points(probs: list[Problem], solver, warm: bool, progress: bool) -> li
         t1 = time.perf_counter()
         same = shape == (prog.n, prog.A_ub.shape[0], prog.A_eq.shape[0])
         # the restricted program while it closes (Hamming: a few outputs), else the warm whole one
-        raw = solve_restricted(prog) if restricted and restrictable(prog) else None
+        raw = solve_restricted(prog, start=state) if restricted and restrictable(prog) else None
         restricted = raw is not None
+        state = raw.restricted if raw is not None else None
         if raw is None:
             raw = solve_highs(prog, highs=highs, basis=basis if same else None)
         t2 = time.perf_counter()
