@@ -21,7 +21,6 @@ apply are bypassed with solver = "HIGHS"). Medians over seeds; `speed-up` = rows
 from __future__ import annotations
 
 import argparse
-import csv
 import time
 from pathlib import Path
 
@@ -92,12 +91,7 @@ def main(argv=None):
                       f"{row['rows_substituted']:>7} {row['highs_floor_s']:>7.3f} {row['highs_restricted_s']:>7.3f} | "
                       f"{row['speedup']:>7.1f}x "
                       f"{row['solve_s']:>7.3f} {row['max_abs_dobj']:>8.1e}", flush=True)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    with open(out / "bench_formulation.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    print(f"wrote {bench.write_table(rows, Path(args.out) / 'bench_formulation.csv')}")
 
 
 if __name__ == "__main__":
