@@ -174,13 +174,15 @@ class LIP(Notion):
         at_hi = np.zeros((d * B, d))                         # the others at hi where set, else at lo
         for i in range(d):
             at_hi[i * B:(i + 1) * B, np.delete(np.arange(d), i)] = bits
-        F = np.eye(d)[free]
-        # P . u over the fixed coordinates, for every vertex of every prior: two products
-        mass = ((hi - lo) * P) @ at_hi.T + (lo * P) @ (1.0 - F).T
-        ui = (1.0 - mass) / P[:, free]
-        lo_f, hi_f = lo[:, free], hi[:, free]
+        # P . u over the fixed coordinates, for every vertex of every prior, as (N, d, B): block i
+        # holds the vertices whose free coordinate is i (one product, then broadcasts)
+        mass = (((hi - lo) * P) @ at_hi.T).reshape(N, d, B) + (lo * (1.0 - P))[:, :, None]
+        ui = (1.0 - mass) / P[:, :, None]
+        lo_f, hi_f = lo[:, :, None], hi[:, :, None]
         ok = (ui >= lo_f * (1 - 1e-12)) & (ui <= hi_f * (1 + 1e-12))
-        return BatchVertices(lo, hi - lo, at_hi, ok, extra=np.clip(ui, lo_f, hi_f) - lo_f, F=F)
+        extra = np.minimum(np.maximum(ui, lo_f), hi_f) - lo_f
+        return BatchVertices(lo, hi - lo, at_hi, ok.reshape(N, d * B), extra=extra.reshape(N, d * B),
+                             F=np.eye(d)[free])
 
     def batch_leakage(self, P, q):
         """Only for G = X (the batch templates); the largest |log lift| per channel."""
