@@ -170,6 +170,19 @@ def test_restricted_program_equals_the_whole_program(notion, kind):
     assert np.all(prog.A_ub @ part.z <= prog.b_ub + 1e-9)
 
 
+def test_only_large_hamming_like_programs_are_restricted():
+    """The default path tries the restricted program for Hamming-like costs (one cheaper output
+    per input) on substituted programs of >= 4,096 entries, and never for MAE."""
+    from channelopt.methods.lp import build, restrictable
+
+    assert restrictable(build(_restricted_case("lip", "hamming")))
+    assert restrictable(build(_restricted_case("minid", "hamming")))
+    assert not restrictable(build(_restricted_case("lip", "mae")))
+    assert not restrictable(build(_restricted_case("ldp", "squared")))
+    assert not restrictable(build(_restricted_case("lip", "hamming", d=32)))           # 1,024 entries
+    assert not restrictable(build(_restricted_case("lip", "hamming"), substitute=False))
+
+
 def test_restricted_program_closes_hamming_on_few_entries_and_solve_says_so():
     """Hamming under LIP with RR-LIP infeasible uses few outputs: one round on a few percent of
     the entries, and the default solve reports the restricted run in its attempts."""
