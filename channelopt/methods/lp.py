@@ -98,9 +98,9 @@ def build(problem, linear_costs: bool = True, substitute: bool = True) -> Progra
 
     substitute: when a notion declares a per-output floor l_y <= q[x, y] (LDP, MinID-LDP; LIP and
     ALIP with G = X, where l_y = e^-eps Pr(Y = y)), write q = s + l with s >= 0
-    (`substitute_floor`): the d*m floor rows become bounds. Same feasible set and optimum; HiGHS
-    solves the LDP d = 128 Hamming LP ~15x faster in this form, the LIP one ~7x
-    (benchmarks/results/bench_large.txt).
+    (`substitute_floor`): the d*m floor rows become bounds. Same feasible set and optimum; at
+    d = 128 HiGHS solves the LDP Hamming LP ~15x faster in this form, and the LIP MAE LP ~7x
+    (benchmarks/results/bench_formulation.txt).
     """
     d, m = problem.d, problem.m
     nq = d * m
@@ -184,8 +184,9 @@ class RawSolution:
     """From `solve_restricted`: (active columns, kept rows, HiGHS basis) to start the next one."""
 
 
-def _pass(h, c, A_ub, b_ub, A_eq, b_eq, lb, ub) -> None:
-    """Give HiGHS the program `min c z : A_ub z <= b_ub, A_eq z = b_eq, lb <= z <= ub`."""
+def load_program(h, c, A_ub, b_ub, A_eq, b_eq, lb, ub) -> None:
+    """Give HiGHS the program `min c z : A_ub z <= b_ub, A_eq z = b_eq, lb <= z <= ub` (numpy
+    infinities for absent bounds)."""
     import highspy
 
     inf = highspy.kHighsInf
@@ -223,7 +224,7 @@ def solve_highs(prog: Program, ipm: bool = False, highs=None, basis=None,
         if time_limit is not None:
             time_limit = max(time_limit - (time.perf_counter() - t0), 1e-3)
     h = highs if highs is not None else new_highs(ipm)
-    _pass(h, prog.c, prog.A_ub, prog.b_ub, prog.A_eq, prog.b_eq, prog.lb, prog.ub)
+    load_program(h, prog.c, prog.A_ub, prog.b_ub, prog.A_eq, prog.b_eq, prog.lb, prog.ub)
     # presolve costs more than it saves once a floor is substituted away (d = 128, 18 LIP / ALIP
     # / LDP programs: 1.2-3x faster without; LIP Hamming d = 128: 3.9 s with, 0.65 s without)
     h.setOptionValue("presolve", "off" if prog.lift is not None else "choose")
@@ -323,8 +324,8 @@ def solve_restricted(prog: Program, time_limit: float | None = None, start: tupl
             if left <= 0:
                 return None
             h.setOptionValue("time_limit", float(left))
-        _pass(h, prog.c[cols], prog.A_ub[kept][:, cols], prog.b_ub[kept], A_eq[:, cols], prog.b_eq,
-              prog.lb[cols], prog.ub[cols])
+        load_program(h, prog.c[cols], prog.A_ub[kept][:, cols], prog.b_ub[kept], A_eq[:, cols], prog.b_eq,
+                     prog.lb[cols], prog.ub[cols])
         if basis is not None and rounds == 1:
             h.setBasis(basis)
         h.run()

@@ -30,6 +30,7 @@ from scipy.spatial import HalfspaceIntersection, QhullError
 
 from ..errors import ProblemError, SolverError
 from ..solvers import quiet_highs
+from .lp import load_program
 from .result import PosteriorSolution
 
 VERTEX_TOL = 1e-9
@@ -188,25 +189,13 @@ class Pricing:
         self.hp = highspy
         d, k = A.shape[1], L.shape[0]
         self.d, self.k = d, k
-        inf = highspy.kHighsInf
-        rows = sp.vstack([sp.hstack([sp.csr_matrix(A), sp.csr_matrix((A.shape[0], k))]),
-                          sp.hstack([sp.csr_matrix(np.ones((1, d))), sp.csr_matrix((1, k))]),
-                          sp.hstack([sp.csr_matrix(L), -sp.identity(k)])], format="csc")
-        r = rows.shape[0]
-        lp = highspy.HighsLp()
-        lp.num_col_, lp.num_row_ = d + k, r
-        lp.col_cost_ = np.zeros(d + k)
-        lp.col_lower_ = np.concatenate([np.zeros(d), np.full(k, -inf)])
-        lp.col_upper_ = np.concatenate([np.full(d, inf), np.full(k, inf)])
-        lp.row_lower_ = np.concatenate([np.full(A.shape[0], -inf), [1.0], np.zeros(k)])
-        lp.row_upper_ = np.concatenate([np.zeros(A.shape[0]), [1.0], np.zeros(k)])
-        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        lp.a_matrix_.start_ = rows.indptr
-        lp.a_matrix_.index_ = rows.indices
-        lp.a_matrix_.value_ = rows.data
-        lp.sense_ = highspy.ObjSense.kMaximize
+        A_ub = sp.hstack([sp.csr_matrix(A), sp.csr_matrix((A.shape[0], k))])
+        A_eq = sp.vstack([sp.hstack([sp.csr_matrix(np.ones((1, d))), sp.csr_matrix((1, k))]),
+                          sp.hstack([sp.csr_matrix(L), -sp.identity(k)])])
         h = quiet_highs()
-        h.passModel(lp)
+        load_program(h, np.zeros(d + k), A_ub, np.zeros(A.shape[0]), A_eq, np.r_[1.0, np.zeros(k)],
+                     np.concatenate([np.zeros(d), np.full(k, -np.inf)]), np.full(d + k, np.inf))
+        h.changeObjectiveSense(highspy.ObjSense.kMaximize)
         self.h = h
 
     def solve(self, cost_v, cost_s, lo, hi):
