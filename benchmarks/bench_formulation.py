@@ -1,4 +1,4 @@
-"""The channel LP with and without its per-output floor substituted away (`lp.substitute_floor`).
+"""The channel LP with and without its per-output floor substituted away (`lp.build`, substitute=True).
 
     python benchmarks/bench_formulation.py [--sizes 64,128] [--seeds 3] [--out benchmarks/results]
 

@@ -98,7 +98,7 @@ def build(problem, linear_costs: bool = True, substitute: bool = True) -> Progra
 
     substitute: when a notion declares a per-output floor l_y <= q[x, y] (LDP, MinID-LDP; LIP and
     ALIP with G = X, where l_y = e^-eps Pr(Y = y)), write q = s + l with s >= 0
-    (`substitute_floor`): the d*m floor rows become bounds. Same feasible set and optimum; at
+    (`_Triplets.substitute`): the d*m floor rows become bounds. Same feasible set and optimum; at
     d = 128 HiGHS solves the LDP Hamming LP ~15x faster in this form, and the LIP MAE LP ~7x
     (benchmarks/results/bench_formulation.txt).
     """
@@ -111,65 +111,97 @@ def build(problem, linear_costs: bool = True, substitute: bool = True) -> Progra
     minimax = costs.shape[0] > 1
     n = nq + n_aux + (1 if minimax else 0)
 
-    rows, rhs, eq_rows, eq_rhs = [], [], [], []
-    offset, row_offset, floor = nq, 0, None
+    ub, eq = _Triplets(), _Triplets()
+    eq.add(sp.csr_matrix((np.ones(nq), np.arange(nq), np.arange(0, nq + 1, m)), shape=(d, nq)), 0, 0)  # rows sum to 1
+    eq.rows = d
+    rhs, eq_rhs = [], [np.ones(d)]
+    offset, floor = nq, None
     for _, b in blocks:
         if b.floor is not None and floor is None:
             group = np.zeros(d, dtype=int) if b.floor_group is None else np.asarray(b.floor_group)
-            floor = (row_offset + b.floor, offset, group, b.floor_scale)
-        row_offset += b.n_rows
-        rows.append(_place(b.A_q, b.A_aux, b.n_rows, offset, b.n_aux, n, nq))
+            floor = (ub.rows + b.floor, offset, group, b.floor_scale)
+        r0 = ub.rows
+        ub.add(b.A_q, r0, 0)
+        if b.n_aux:
+            ub.add(b.A_aux, r0, offset)
+        ub.rows = r0 + b.n_rows
         rhs.append(b.b)
         if b.n_eq:
-            eq_rows.append(_place(b.E_q, b.E_aux, b.n_eq, offset, b.n_aux, n, nq))
+            r0 = eq.rows
+            eq.add(b.E_q, r0, 0)
+            if b.n_aux and b.E_aux is not None:
+                eq.add(b.E_aux, r0, offset)
+            eq.rows = r0 + b.n_eq
             eq_rhs.append(b.e)
         offset += b.n_aux
     lb = np.concatenate([np.zeros(nq)] + [b.aux_lower for _, b in blocks] + ([[-np.inf]] if minimax else []))
-    ub = np.concatenate([np.ones(nq)] + [b.aux_upper for _, b in blocks] + ([[np.inf]] if minimax else []))
-    if minimax:
-        epi = sp.hstack([sp.csr_matrix(costs), sp.csr_matrix((costs.shape[0], n_aux)),
-                         -np.ones((costs.shape[0], 1))], format="csr")
-        rows.append(epi)
-        rhs.append(np.zeros(costs.shape[0]))
+    ub_z = np.concatenate([np.ones(nq)] + [b.aux_upper for _, b in blocks] + ([[np.inf]] if minimax else []))
+    if minimax:   # costs[k] @ q - t <= 0
+        k = costs.shape[0]
+        ub.add(sp.coo_matrix(costs), ub.rows, 0)
+        ub.add(sp.coo_matrix(-np.ones((k, 1))), ub.rows, n - 1)
+        ub.rows += k
+        rhs.append(np.zeros(k))
         c = np.zeros(n)
         c[-1] = 1.0
     else:
         c = np.concatenate([costs[0], np.zeros(n - nq)])
-    A_ub = sp.vstack(rows, format="csr") if rows else sp.csr_matrix((0, n))
     b_ub = np.concatenate(rhs) if rhs else np.zeros(0)
-    stochastic = sp.hstack([sp.kron(sp.identity(d), np.ones((1, m))), sp.csr_matrix((d, n - nq))], format="csr")
-    A_eq = sp.vstack([stochastic] + eq_rows, format="csr")
-    b_eq = np.concatenate([np.ones(d)] + eq_rhs)
-    prog = Program(d, m, c, A_ub, b_ub, A_eq, b_eq, lb, ub, conic)
-    return substitute_floor(prog, *floor) if substitute and floor is not None else prog
-
-
-def substitute_floor(prog: Program, row0: int, aux0: int, group: np.ndarray, scale: float = 1.0) -> Program:
-    """Rows row0 .. row0 + dm - 1 of A_ub read `-q[x, y] + l[x, y] <= 0` with
-    l[x, y] = scale * z[aux0 + group[x] * m + y]. With q = s + l they read `-s <= 0`, a bound:
-    drop them and map every other row, the cost and the equalities through z_old = M z_new.
-    q <= 1 and l >= 0 give 0 <= s <= 1.
-    """
-    d, m, nq = prog.d, prog.m, prog.d * prog.m
-    xy = np.arange(nq)
-    cols = aux0 + group[xy // m] * m + xy % m
-    M = (sp.identity(prog.n, format="csr")
-         + sp.csr_matrix((np.full(nq, scale), (xy, cols)), shape=(prog.n, prog.n))).tocsr()
-    keep = np.ones(prog.A_ub.shape[0], dtype=bool)
+    b_eq = np.concatenate(eq_rhs)
+    if not (substitute and floor is not None):
+        return Program(d, m, c, ub.csr(n), b_ub, eq.csr(n), b_eq, lb, ub_z, conic)
+    row0, aux0, group, scale = floor
+    cols = aux0 + group[np.arange(nq) // m] * m + np.arange(nq) % m
+    keep = np.ones(ub.rows, dtype=bool)
     keep[row0:row0 + nq] = False
-    A_ub = (prog.A_ub[keep] @ M).tocsr()
-    A_ub.eliminate_zeros()
-    return Program(d, m, M.T @ prog.c, A_ub, prog.b_ub[keep], (prog.A_eq @ M).tocsr(), prog.b_eq,
-                   prog.lb, prog.ub, prog.conic, lift=M[:nq])
+    ub.substitute(cols, scale, keep)
+    eq.substitute(cols, scale)
+    np.add.at(c, cols, scale * c[:nq].copy())
+    lift = sp.csr_matrix((np.column_stack([np.ones(nq), np.full(nq, scale)]).ravel(),
+                          np.column_stack([np.arange(nq), cols]).ravel(), np.arange(0, 2 * nq + 1, 2)), shape=(nq, n))
+    return Program(d, m, c, ub.csr(n), b_ub[keep], eq.csr(n), b_eq, lb, ub_z, conic, lift=lift)
 
 
-def _place(M_q, M_aux, r: int, offset: int, n_aux: int, n: int, nq: int) -> sp.csr_matrix:
-    """Rows over the whole variable vector: q part, zeros, this block's auxiliaries, zeros."""
-    parts = [M_q, sp.csr_matrix((r, offset - nq))]
-    if n_aux:
-        parts.append(M_aux)
-    parts.append(sp.csr_matrix((r, n - offset - n_aux)))
-    return sp.hstack(parts, format="csr")
+class _Triplets:
+    """A sparse matrix assembled from blocks placed at (row, column) offsets, converted once.
+
+    `substitute` applies the floor substitution of `build` to the entries before the conversion:
+    rows row0 .. row0 + dm - 1 of A_ub read `-q[x, y] + l[x, y] <= 0` with l[x, y] =
+    scale * z[cols[x * m + y]]. With q = s + l they read `-s <= 0`, a bound: they are dropped and
+    every other row is mapped through z_old = M z_new, M = I + scale * E (E: entry (x, y) to
+    its floor's column): each coefficient a of q[x, y] also puts scale * a on the floor's
+    column. q <= 1 and l >= 0 give 0 <= s <= 1.
+    """
+
+    def __init__(self):
+        self.r, self.c, self.v, self.rows = [], [], [], 0
+
+    def add(self, M, row: int, col: int) -> None:
+        M = M.tocoo()
+        self.r.append(M.row + row)
+        self.c.append(M.col + col)
+        self.v.append(M.data)
+
+    def substitute(self, cols: np.ndarray, scale: float, keep: np.ndarray | None = None) -> None:
+        if not self.r:
+            return
+        r, c, v = (np.concatenate(x) for x in (self.r, self.c, self.v))
+        if keep is not None:         # drop the floor rows, renumber the others
+            on = keep[r]
+            r, c, v = np.cumsum(keep)[r[on]] - 1, c[on], v[on]
+            self.rows = int(keep.sum())
+        on_q = c < cols.size
+        self.r = [r, r[on_q]]
+        self.c = [c, cols[c[on_q]]]
+        self.v = [v, scale * v[on_q]]
+
+    def csr(self, n: int) -> sp.csr_matrix:
+        if not self.r:
+            return sp.csr_matrix((self.rows, n))
+        cat = np.concatenate
+        out = sp.csr_matrix((cat(self.v), (cat(self.r), cat(self.c))), shape=(self.rows, n))  # duplicates summed
+        out.eliminate_zeros()
+        return out
 
 
 @dataclass
@@ -186,23 +218,19 @@ class RawSolution:
 
 def load_program(h, c, A_ub, b_ub, A_eq, b_eq, lb, ub) -> None:
     """Give HiGHS the program `min c z : A_ub z <= b_ub, A_eq z = b_eq, lb <= z <= ub` (numpy
-    infinities for absent bounds)."""
+    infinities for absent bounds), as arrays in one call (a `HighsLp` built attribute by
+    attribute copies every array element by element: 11.5 ms against 2.0 ms for the LIP
+    program at d = 128)."""
     import highspy
 
     inf = highspy.kHighsInf
-    A = sp.vstack([A_ub, A_eq], format="csc")
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = c.size, A.shape[0]
-    lp.col_cost_ = c
-    lp.col_lower_ = np.where(np.isinf(lb), -inf, lb)
-    lp.col_upper_ = np.where(np.isinf(ub), inf, ub)
-    lp.row_lower_ = np.concatenate([np.full(b_ub.size, -inf), b_eq])
-    lp.row_upper_ = np.concatenate([b_ub, b_eq])
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = A.indptr
-    lp.a_matrix_.index_ = A.indices
-    lp.a_matrix_.value_ = A.data
-    h.passModel(lp)
+    A = sp.vstack([A_ub, A_eq], format="csr")
+    n = c.size
+    h.passModel(n, A.shape[0], A.nnz, int(highspy.MatrixFormat.kRowwise), int(highspy.ObjSense.kMinimize), 0.0,
+                np.asarray(c, dtype=float), np.where(np.isinf(lb), -inf, lb), np.where(np.isinf(ub), inf, ub),
+                np.concatenate([np.full(b_ub.size, -inf), b_eq]), np.concatenate([b_ub, b_eq]),
+                A.indptr.astype(np.int32), A.indices.astype(np.int32), A.data.astype(float),
+                np.zeros(n, dtype=np.int32))    # every column continuous
 
 
 def solve_highs(prog: Program, ipm: bool = False, highs=None, basis=None,
@@ -251,6 +279,7 @@ def solve_highs(prog: Program, ipm: bool = False, highs=None, basis=None,
 
 RESTRICT_MIN = 4096
 """Channel entries (d * m) from which a substituted program is first solved on a few outputs."""
+WARM_EDGE_WEIGHTS = 0
 RESTRICT_OUTPUTS, RESTRICT_ROUNDS = 8, 4
 """Outputs whose every entry starts in the restricted program (and that enter it per round);
 pricing rounds before giving up."""
@@ -300,20 +329,21 @@ def solve_restricted(prog: Program, time_limit: float | None = None, start: tupl
     t0 = time.perf_counter()
     d, m, nq = prog.d, prog.m, prog.d * prog.m
     cost = prog.c[:nq].reshape(d, m)
-    active = np.zeros(prog.n, dtype=bool)
-    active[nq:] = True
-    active[np.arange(d) * m + cost.argmin(axis=1)] = True
-    for y in np.argsort(cost.sum(axis=0), kind="stable")[:RESTRICT_OUTPUTS]:
-        active[np.arange(d) * m + y] = True
-    A_ub, A_eq = prog.A_ub.tocsc(), prog.A_eq.tocsc()
-    touches = np.diff(prog.A_ub[:, :nq].tocsr().indptr) > 0
-    rows = ~touches | _aux_rows_that_bind(prog, touches)
-    rows[np.unique(A_ub[:, np.flatnonzero(active[:nq])].indices)] = True
     basis = None
     if start is not None and start[0].size == prog.n and start[1].size == prog.b_ub.size:
-        active, rows, basis = start[0] | active, start[1] | rows, start[2]
-        if not (np.array_equal(active, start[0]) and np.array_equal(rows, start[1])):
-            basis = None
+        # the previous point's columns (among them a whole output: a constant channel, feasible)
+        # and rows; the checks below price out everything else on this program
+        active, rows, basis = start[0].copy(), start[1].copy(), start[2]
+    else:
+        active = np.zeros(prog.n, dtype=bool)
+        active[nq:] = True
+        active[np.arange(d) * m + cost.argmin(axis=1)] = True
+        for y in np.argsort(cost.sum(axis=0), kind="stable")[:RESTRICT_OUTPUTS]:
+            active[np.arange(d) * m + y] = True
+        touches = np.diff(prog.A_ub[:, :nq].tocsr().indptr) > 0
+        rows = ~touches | _aux_rows_that_bind(prog, touches)
+        rows[np.unique(prog.A_ub.tocsc()[:, np.flatnonzero(active[:nq])].indices)] = True
+    A_ub, A_eq = prog.A_ub, prog.A_eq
     tol = 1e-10 * max(1.0, float(np.abs(prog.c).max()))     # HiGHS's own dual feasibility tolerance
     for rounds in range(1, RESTRICT_ROUNDS + 1):
         cols, kept = np.flatnonzero(active), np.flatnonzero(rows)
@@ -327,6 +357,7 @@ def solve_restricted(prog: Program, time_limit: float | None = None, start: tupl
         load_program(h, prog.c[cols], prog.A_ub[kept][:, cols], prog.b_ub[kept], A_eq[:, cols], prog.b_eq,
                      prog.lb[cols], prog.ub[cols])
         if basis is not None and rounds == 1:
+            h.setOptionValue("simplex_dual_edge_weight_strategy", WARM_EDGE_WEIGHTS)
             h.setBasis(basis)
         h.run()
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
@@ -355,7 +386,7 @@ def solve_restricted(prog: Program, time_limit: float | None = None, start: tupl
         if active[:nq].sum() > nq / 4:
             return None
         rows |= violated
-        rows[np.unique(A_ub[:, np.flatnonzero(enter[:nq])].indices)] = True
+        rows[np.unique(A_ub.tocsc()[:, np.flatnonzero(enter[:nq])].indices)] = True
     return None
 
 

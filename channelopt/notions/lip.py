@@ -48,28 +48,39 @@ def lift_block(joint: Joint, m: int, eps_upper: float, eps_lower: float) -> Line
     """
     T, P = joint.conditional, joint.prior_x
     k, d = T.shape
-    I_m = sp.identity(m, format="csr")
     direct = k == d and np.array_equal(T, np.eye(d))
-    n_aux = m if direct else m + k * m
-    # equality rows: lam - (P kron I) q = 0  [and c - (T kron I) q = 0]
-    E_q = [-sp.kron(P[None, :], I_m, format="csr")]
-    E_aux = [sp.hstack([I_m, sp.csr_matrix((m, n_aux - m))], format="csr")]
-    if not direct:
-        E_q.append(-sp.kron(sp.csr_matrix(T), I_m, format="csr"))
-        E_aux.append(sp.hstack([sp.csr_matrix((k * m, m)), sp.identity(k * m)], format="csr"))
+    if direct:   # built entry by entry (no sparse products): the sweep rebuilds it at every point
+        return _direct_lift_block(P, m, upper_factor(joint, eps_upper), float(np.exp(-eps_lower)))
+    I_m = sp.identity(m, format="csr")
+    n_aux = m + k * m
+    # equality rows: lam - (P kron I) q = 0 and c - (T kron I) q = 0
+    E_q = [-sp.kron(P[None, :], I_m, format="csr"), -sp.kron(sp.csr_matrix(T), I_m, format="csr")]
+    E_aux = [sp.hstack([I_m, sp.csr_matrix((m, n_aux - m))], format="csr"),
+             sp.hstack([sp.csr_matrix((k * m, m)), sp.identity(k * m)], format="csr")]
     spread = sp.kron(np.ones((k, 1)), I_m, format="csr")  # lam[y] at row g*m + y
     up = sp.diags(np.repeat(upper_factor(joint, eps_upper), m)) @ spread
-    if direct:   # the rows e^-eps_lower lam[y] <= q[x, y] are a floor (`LinearBlock.floor`)
-        A_q = sp.vstack([sp.identity(d * m), -sp.identity(d * m)], format="csr")
-        A_aux = sp.vstack([-up, np.exp(-eps_lower) * spread], format="csr")
-        return LinearBlock(A_q, np.zeros(A_q.shape[0]), A_aux, np.zeros(n_aux), np.ones(n_aux),
-                           sp.vstack(E_q, format="csr"), sp.vstack(E_aux, format="csr"), np.zeros(m),
-                           floor=d * m, floor_scale=float(np.exp(-eps_lower)))
     A_q = sp.csr_matrix((2 * k * m, d * m))
     c_part = sp.vstack([sp.identity(k * m), -sp.identity(k * m)], format="csr")
     A_aux = sp.hstack([sp.vstack([-up, np.exp(-eps_lower) * spread]), c_part], format="csr")
     return LinearBlock(A_q, np.zeros(A_q.shape[0]), A_aux, np.zeros(n_aux), np.ones(n_aux),
                        sp.vstack(E_q, format="csr"), sp.vstack(E_aux, format="csr"), np.zeros(m + k * m))
+
+
+def _direct_lift_block(P: np.ndarray, m: int, up: np.ndarray, low: float) -> LinearBlock:
+    """`lift_block` with G = X: rows q[x, y] - up[x] lam[y] <= 0 and the floor
+    -q[x, y] + low lam[y] <= 0, lam[y] = P @ q[:, y] (one auxiliary per output)."""
+    d = P.size
+    dm = d * m
+    ramp = np.arange(2 * dm + 1)
+    A_q = sp.csr_matrix((np.r_[np.ones(dm), -np.ones(dm)], np.r_[np.arange(dm), np.arange(dm)], ramp),
+                        shape=(2 * dm, dm))
+    A_aux = sp.csr_matrix((np.r_[-np.repeat(up, m), np.full(dm, low)], np.tile(np.arange(m), 2 * d), ramp),
+                          shape=(2 * dm, m))
+    # lam[y] - sum_x P[x] q[x, y] = 0, row y
+    E_q = sp.csr_matrix((np.tile(-P, m), (np.arange(d)[None, :] * m + np.arange(m)[:, None]).ravel(),
+                         np.arange(0, dm + 1, d)), shape=(m, dm))
+    return LinearBlock(A_q, np.zeros(2 * dm), A_aux, np.zeros(m), np.ones(m), E_q, sp.identity(m, format="csr"),
+                       np.zeros(m), floor=dm, floor_scale=low)
 
 
 def stack_blocks(blocks: list[LinearBlock]) -> LinearBlock:
