@@ -8,9 +8,9 @@ LIP with a near-uniform prior (Dirichlet(50)) at eps = ln(2d), where RR-LIP is f
 every P_m >= 1/(e^eps + 1), so at least eps ~ ln(d - 1)). For each d, medians of
 `--reps` runs in one process of: writing the channel down (`closed_forms.subset_rr` /
 `closed_forms.rr_lip` alone), `channelopt.solve` (closed form + certificate + exact audit; the
-budget-free measures are computed when first read), the same with its measures read, and `channelopt.solve(..., solver="HIGHS")` (the LP, up to `--lp-max`). Then a
-100-point eps sweep at d = 64 both ways. Prints the table with the ratios and writes
-bench_closed.csv.
+budget-free measures are computed when first read), the same with its measures read, and
+`channelopt.solve(..., solver="HIGHS")` (the LP, up to `--lp-max`). Then a 100-point eps sweep
+at d = 64 both ways. Prints the table with the ratios and writes bench_closed.csv.
 """
 
 from __future__ import annotations
@@ -66,7 +66,8 @@ def main(argv=None):
                    "solve_over_write": t_solve / t_write, "solve_measures_ms": 1e3 * t_meas, "lp_ms": 1e3 * t_lp, "lp_over_solve": t_lp / t_solve,
                    "abs_dobj": diff, "path": f"{r.method}:{r.solver}", "status": r.status}
             rows.append(row)
-            print(f"{name:<5} {d:>5} | {row['write_ms']:9.3f} {row['solve_ms']:9.3f} {row['solve_over_write']:8.1f} {row['solve_measures_ms']:9.3f} | "
+            print(f"{name:<5} {d:>5} | {row['write_ms']:9.3f} {row['solve_ms']:9.3f} {row['solve_over_write']:8.1f} "
+                  f"{row['solve_measures_ms']:9.3f} | "
                   f"{row['lp_ms']:9.1f} {row['lp_over_solve']:10.0f} | {diff:8.1e}  {row['path']} ({r.status})", flush=True)
     eps = np.linspace(0.1, 4.0, 100)
     P = np.random.default_rng(7).dirichlet(np.ones(64))

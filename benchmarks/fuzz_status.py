@@ -95,7 +95,7 @@ def main() -> None:
     for i in range(args.n):
         try:
             p = problem(rng)
-        except co.ProblemError as e:
+        except co.ProblemError:
             counts["rejected input"] += 1
             continue
         t1 = time.perf_counter()
