@@ -213,8 +213,9 @@ def region_test_rows(rows, S, T, X: BatchVertices, Phi):
         return pos, S, w, np.zeros(0), np.zeros(0)
     nu, ok = _solve(X.take(rows[:, None], T), Phi[rows[:, None], T])
     pos, rows, S, w, nu = pos[ok], rows[ok], S[ok], w[ok], nu[ok]
-    slack = np.where(valid[rows], Phi[rows] - X.dot(nu, rows), -np.inf)
-    bound = nu.sum(axis=1) + slack.max(axis=1)
+    slack = Phi[rows]
+    slack -= X.dot(nu, rows)
+    bound = nu.sum(axis=1) + slack.max(axis=1, where=valid[rows], initial=-np.inf)
     gain = np.einsum("nk,nk->n", w, Phi[rows[:, None], S])
     ok = bound - gain <= GAP_TOL * np.maximum(1.0, np.abs(gain))
     return pos[ok], S[ok], w[ok], gain[ok], bound[ok]

@@ -70,10 +70,15 @@ class BatchVertices:
     def dot(self, c: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """U[n, j] . c[n] for every candidate j of the priors `rows` (all when None): (n, nv)."""
         sel = slice(None) if rows is None else rows
-        out = (self.base[sel] * c).sum(axis=1)[:, None] + (self.step[sel] * c) @ self.B.T
+        out = (self.step[sel] * c) @ self.B.T
+        out += (self.base[sel] * c).sum(axis=1)[:, None]
         if self.extra is not None and self.F is not None:
-            out += self.extra[sel] * (c @ self.F.T)
-        return out if self.scale is None else out * self.scale[sel]
+            along = c @ self.F.T
+            along *= self.extra[sel]
+            out += along
+        if self.scale is not None:
+            out *= self.scale[sel]
+        return out
 
     def take(self, rows: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """U[rows, idx] for broadcastable index arrays: shape broadcast(rows, idx).shape + (d,)."""

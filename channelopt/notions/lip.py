@@ -187,11 +187,17 @@ class LIP(Notion):
             at_hi[i * B:(i + 1) * B, np.delete(np.arange(d), i)] = bits
         # P . u over the fixed coordinates, for every vertex of every prior, as (N, d, B): block i
         # holds the vertices whose free coordinate is i (one product, then broadcasts)
-        mass = (((hi - lo) * P) @ at_hi.T).reshape(N, d, B) + (lo * (1.0 - P))[:, :, None]
-        ui = (1.0 - mass) / P[:, :, None]
+        # (in place: five passes over N x d x B numbers instead of nine)
+        u = (((hi - lo) * P) @ at_hi.T).reshape(N, d, B)
+        u += (lo * (1.0 - P))[:, :, None]
+        np.subtract(1.0, u, out=u)
+        u /= P[:, :, None]                                   # the free coordinate's value
         lo_f, hi_f = lo[:, :, None], hi[:, :, None]
-        ok = (ui >= lo_f * (1 - 1e-12)) & (ui <= hi_f * (1 + 1e-12))
-        extra = np.minimum(np.maximum(ui, lo_f), hi_f) - lo_f
+        ok = u >= lo_f * (1 - 1e-12)
+        ok &= u <= hi_f * (1 + 1e-12)
+        np.clip(u, lo_f, hi_f, out=u)
+        u -= lo_f
+        extra = u
         return BatchVertices(lo, hi - lo, at_hi, ok.reshape(N, d * B), extra=extra.reshape(N, d * B),
                              F=np.eye(d)[free])
 
