@@ -228,3 +228,62 @@ def test_restricted_program_adds_whole_outputs_until_it_closes():
     assert part is not None and "1 round" not in part.message
     assert prog.c @ part.z == pytest.approx(prog.c @ solve_highs(prog, restrict=False).z, abs=1e-9)
     assert prog.c @ part.z - prog.dual_bound(part.y_ub, part.y_eq) <= 1e-9
+
+
+@pytest.mark.parametrize("change", ["epsilon", "prior"])
+def test_restricted_program_started_from_another_programs_columns(change):
+    """A sweep or batch starts each restricted program from the previous point's columns, rows
+    and basis (a program with another budget or prior): the optimum is still the whole
+    program's, certified on the whole program."""
+    from channelopt.methods.lp import build, solve_highs, solve_restricted
+
+    first = _restricted_case("lip", "hamming", d=96, seed=2)
+    if change == "epsilon":
+        second = co.Problem(prior=first.prior, privacy=[co.LIP(2.2)], utility=first.utility)
+    else:
+        second = _restricted_case("lip", "hamming", d=96, seed=3)
+    start = solve_restricted(build(first))
+    assert start is not None
+    prog = build(second)
+    part = solve_restricted(prog, start=start.restricted)
+    assert part is not None
+    assert prog.c @ part.z == pytest.approx(prog.c @ solve_highs(prog, restrict=False).z, abs=1e-9)
+    assert prog.c @ part.z - prog.dual_bound(part.y_ub, part.y_eq) <= 1e-9
+    assert np.all(prog.A_ub @ part.z <= prog.b_ub + 1e-9)
+
+
+def _floor_case(name, d=6):
+    P = np.random.default_rng(7).dirichlet(np.ones(d))
+    privacy = {"lip": [co.LIP(0.8)], "alip": [co.ALIP(epsilon_lower=0.4, epsilon_upper=1.1)], "ldp": [co.LDP(0.9)],
+               "minid": [co.IDLDP(epsilons=[0.5, 0.5, 1.0, 1.0, 1.0, 2.0])], "lip+ldp": [co.LIP(0.8), co.LDP(1.5)]}[name]
+    return co.Problem(prior=P, privacy=privacy, utility=co.Distortion("mae"))
+
+
+@pytest.mark.parametrize("name", ["lip", "alip", "ldp", "minid", "lip+ldp"])
+def test_substituted_program_is_the_change_of_variables_applied_to_the_whole_program(name):
+    """`build` substitutes the floor entry by entry; against the algebra done with dense matrices
+    on the unsubstituted program: with q = s + l, every row, the cost and the equalities are
+    the old ones times M = I + scale * E, and the floor rows are gone."""
+    from channelopt.methods.lp import build
+
+    p = _floor_case(name)
+    d, m = p.d, p.m
+    nq = d * m
+    raw, sub = build(p, substitute=False), build(p, substitute=True)
+    block = p.privacy[0].linear(p)
+    group = np.zeros(d, dtype=int) if block.floor_group is None else np.asarray(block.floor_group)
+    M = np.eye(raw.n)
+    for x in range(d):
+        for y in range(m):
+            M[x * m + y, nq + group[x] * m + y] += block.floor_scale
+    keep = np.ones(raw.A_ub.shape[0], dtype=bool)
+    keep[block.floor:block.floor + nq] = False
+    assert np.allclose(sub.A_ub.toarray(), raw.A_ub.toarray()[keep] @ M, rtol=0, atol=1e-15)
+    assert np.allclose(sub.A_eq.toarray(), raw.A_eq.toarray() @ M, rtol=0, atol=1e-15)
+    assert np.allclose(sub.c, M.T @ raw.c, rtol=0, atol=1e-15)
+    assert np.array_equal(sub.b_ub, raw.b_ub[keep]) and np.array_equal(sub.b_eq, raw.b_eq)
+    assert np.allclose(sub.lift.toarray(), M[:nq], rtol=0, atol=0)
+    # and the two programs have the same optimum
+    from channelopt.methods.lp import solve_highs
+    a, b = solve_highs(raw, restrict=False), solve_highs(sub, restrict=False)
+    assert raw.c @ a.z == pytest.approx(sub.c @ b.z, abs=1e-10)
