@@ -258,6 +258,7 @@ def solve_highs(prog: Program, ipm: bool = False, highs=None, basis=None,
     h.setOptionValue("presolve", "off" if prog.lift is not None else "choose")
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))
+    h.setOptionValue("simplex_dual_edge_weight_strategy", -1 if basis is None else WARM_PRICING["whole"])
     if basis is not None:
         h.setBasis(basis)
     h.run()
@@ -277,9 +278,15 @@ def solve_highs(prog: Program, ipm: bool = False, highs=None, basis=None,
     return RawSolution("optimal", np.asarray(sol.col_value), y[:k], y[k:], text, basis=h.getBasis())
 
 
+WARM_PRICING = {"restricted": 0, "whole": 1}
+"""HiGHS's dual edge weights for a simplex started from another point's basis (0 Dantzig,
+1 Devex; the default, steepest edge, first computes a weight per row, which costs more than the
+few pivots a warm start needs). Measured over 100-point LIP / LDP sweeps (HiGHS time): the
+restricted program at d = 128 2.7 s with steepest edge, 0.73 s Devex, 0.56 s Dantzig; whole
+programs (LIP Hamming d = 32, LDP / LIP MAE d = 64) 0.21 / 0.17 / 0.82 s with steepest edge,
+0.14 / 0.11 / 0.72 s Devex."""
 RESTRICT_MIN = 4096
 """Channel entries (d * m) from which a substituted program is first solved on a few outputs."""
-WARM_EDGE_WEIGHTS = 0
 RESTRICT_OUTPUTS, RESTRICT_ROUNDS = 8, 4
 """Outputs whose every entry starts in the restricted program (and that enter it per round);
 pricing rounds before giving up."""
@@ -357,7 +364,7 @@ def solve_restricted(prog: Program, time_limit: float | None = None, start: tupl
         load_program(h, prog.c[cols], prog.A_ub[kept][:, cols], prog.b_ub[kept], A_eq[:, cols], prog.b_eq,
                      prog.lb[cols], prog.ub[cols])
         if basis is not None and rounds == 1:
-            h.setOptionValue("simplex_dual_edge_weight_strategy", WARM_EDGE_WEIGHTS)
+            h.setOptionValue("simplex_dual_edge_weight_strategy", WARM_PRICING["restricted"])
             h.setBasis(basis)
         h.run()
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:

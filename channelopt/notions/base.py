@@ -135,7 +135,7 @@ def per_column(C, m: int, b: float | np.ndarray = 0.0) -> LinearBlock:
 
 def ones_per_column(d: int, m: int) -> sp.csr_matrix:
     """The (d*m) x m matrix that maps a per-output vector u to u[y] at every row x*m + y."""
-    return sp.kron(np.ones((d, 1)), sp.identity(m), format="csr")
+    return sp.csr_matrix((np.ones(d * m), np.tile(np.arange(m), d), np.arange(d * m + 1)), shape=(d * m, m))
 
 
 def ratio_rows(d: int, pairs_i: np.ndarray, pairs_j: np.ndarray, weight_i, weight_j) -> sp.csr_matrix:

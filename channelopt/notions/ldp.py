@@ -13,7 +13,7 @@ from ..closed_forms import subset_rr
 from ..errors import ProblemError
 from ..problem import MAX_EPSILON, as_matrix, as_vector
 from .base import (BatchVertices, LinearBlock, Notion, bit_patterns, check_keys, column_spread, distinct_pairs,
-                   ones_per_column, ratio_rows, require, within)
+                   ratio_rows, require, within)
 
 
 @dataclass(frozen=True)
@@ -46,11 +46,12 @@ class LDP(Notion):
 
     def linear(self, problem) -> LinearBlock:
         d, m = problem.d, problem.m
-        eye = sp.identity(d * m, format="csr")
-        spread = ones_per_column(d, m)
-        A_q = sp.vstack([-eye, eye], format="csr")
-        A_aux = sp.vstack([spread, -np.exp(self.epsilon) * spread], format="csr")
-        return LinearBlock(A_q, np.zeros(2 * d * m), A_aux, np.zeros(m), np.ones(m), floor=0)
+        dm = d * m
+        ramp = np.arange(2 * dm + 1)        # one q entry and one auxiliary per row (built entry by entry)
+        A_q = sp.csr_matrix((np.r_[-np.ones(dm), np.ones(dm)], np.tile(np.arange(dm), 2), ramp), shape=(2 * dm, dm))
+        A_aux = sp.csr_matrix((np.r_[np.ones(dm), np.full(dm, -np.exp(self.epsilon))], np.tile(np.arange(m), 2 * d), ramp),
+                              shape=(2 * dm, m))
+        return LinearBlock(A_q, np.zeros(2 * dm), A_aux, np.zeros(m), np.ones(m), floor=0)
 
     def leakage(self, problem, q):
         return column_spread(q)
