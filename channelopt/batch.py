@@ -198,7 +198,8 @@ def region_test_rows(rows, S, T, X: BatchVertices, Phi):
     (least squares; the check below does not trust it); then
     bound = sum(nu) + max_v (phi(v) - nu.u_v) over the user's valid vertices is an upper bound on
     the gain of every channel (weak duality); certified when bound - w.phi_S <= GAP_TOL (relative).
-    Returns (positions in `rows` of the certified users, their S (n, k), their w (n, k), gain, bound).
+    Returns (positions in `rows` of the certified users, their channels' columns in u
+    coordinates C (n, k, d) with C[i, j] = w_j u_{S_j} (q[x, j] = C[i, j, x]), gain, bound).
     """
     valid = X.valid
     pos = np.flatnonzero(valid[rows[:, None], S].all(axis=1))
@@ -209,16 +210,17 @@ def region_test_rows(rows, S, T, X: BatchVertices, Phi):
     resid = np.abs(np.einsum("nkd,nk->nd", US, w) - 1.0).max(axis=1)
     primal = ok & (w.min(axis=1) >= -PRIMAL_TOL) & (resid <= PRIMAL_TOL)
     pos, rows, S, T, w = pos[primal], rows[primal], S[primal], T[primal], np.clip(w[primal], 0.0, None)
+    US = US[primal]
     if not rows.size:
-        return pos, S, w, np.zeros(0), np.zeros(0)
+        return pos, US, np.zeros(0), np.zeros(0)
     nu, ok = _solve(X.take(rows[:, None], T), Phi[rows[:, None], T])
-    pos, rows, S, w, nu = pos[ok], rows[ok], S[ok], w[ok], nu[ok]
+    pos, rows, S, w, nu, US = pos[ok], rows[ok], S[ok], w[ok], nu[ok], US[ok]
     slack = Phi[rows]
     slack -= X.dot(nu, rows)
     bound = nu.sum(axis=1) + slack.max(axis=1, where=valid[rows], initial=-np.inf)
     gain = np.einsum("nk,nk->n", w, Phi[rows[:, None], S])
     ok = bound - gain <= GAP_TOL * np.maximum(1.0, np.abs(gain))
-    return pos[ok], S[ok], w[ok], gain[ok], bound[ok]
+    return pos[ok], US[ok] * w[ok][:, :, None], gain[ok], bound[ok]
 
 
 def route_keys(P: np.ndarray, valid: np.ndarray) -> np.ndarray:
@@ -286,9 +288,8 @@ def critical_region_chunk(template: Problem, P: np.ndarray):
     inverse = inverse.reshape(-1)
     key_bytes = [k.tobytes() for k in keys]
 
-    def record(hit, S, w, g, b, item=None):
-        pieces = X.take(hit[:, None], S) * w[:, :, None]                        # q[x, j] = w_j u_j[x]
-        q[hit, :, :S.shape[1]] = np.swapaxes(pieces, 1, 2)
+    def record(hit, C, g, b, item=None):
+        q[hit, :, :C.shape[1]] = np.swapaxes(C, 1, 2)                          # q[x, j] = w_j u_j[x]
         gain[hit], bound[hit] = g, b
         done[hit] = True
         if item is not None:
@@ -299,27 +300,29 @@ def critical_region_chunk(template: Problem, P: np.ndarray):
 
     # the routing step: each user is tested against its key's r-th entry, all users of a round
     # in one batched region test per entry shape (|S|, |T|)
+    tried = [routes.get(k) for k in key_bytes]      # each key's entries, in the order they certified
     for r in range(ROUTE_TRIES):
-        cand = [routes[k][r] if k in routes and len(routes[k]) > r and len(routes[k][r][0][0]) <= m else None
-                for k in key_bytes]
+        cand: dict = {}
         shapes: dict = {}
-        for k, it in enumerate(cand):
-            if it is not None:
-                shapes.setdefault((len(it[0][0]), len(it[0][1])), []).append(k)
+        for k in np.unique(inverse[~done]).tolist():      # the keys that still have users
+            its = tried[k]
+            if its is not None and len(its) > r and len(its[r][0][0]) <= m:
+                cand[k] = its[r]
+                shapes.setdefault((len(its[r][0][0]), len(its[r][0][1])), []).append(k)
         if not shapes:
             break
         for ks in shapes.values():
-            rows = np.flatnonzero(np.isin(inverse, ks) & ~done)
-            if not rows.size:
-                continue
+            member = np.zeros(len(keys), dtype=bool)
+            member[ks] = True
+            rows = np.flatnonzero(member[inverse] & ~done)
             S_key = np.zeros((len(keys), len(cand[ks[0]][0][0])), dtype=int)
             T_key = np.zeros((len(keys), len(cand[ks[0]][0][1])), dtype=int)
-            for k in ks:
-                S_key[k], T_key[k] = cand[k][0]
-            pos, S, w, g, b = region_test_rows(rows, S_key[inverse[rows]], T_key[inverse[rows]], X, Phi)
+            S_key[ks] = [cand[k][0][0] for k in ks]
+            T_key[ks] = [cand[k][0][1] for k in ks]
+            pos, C, g, b = region_test_rows(rows, S_key[inverse[rows]], T_key[inverse[rows]], X, Phi)
             hit = rows[pos]
             if hit.size:
-                record(hit, S, w, g, b)
+                record(hit, C, g, b)
                 for k, c in zip(*np.unique(inverse[hit], return_counts=True)):
                     cand[k][1] += int(c)
 
@@ -327,9 +330,9 @@ def critical_region_chunk(template: Problem, P: np.ndarray):
         S, T = item[0]
         if len(S) > m:  # the certified optimum needs more outputs than the template allows
             return 0
-        pos, S_hit, w, g, b = region_test(item[0], rows, X, Phi)
+        pos, C, g, b = region_test(item[0], rows, X, Phi)
         if pos.size:
-            record(rows[pos], S_hit, w, g, b, item)
+            record(rows[pos], C, g, b, item)
         return pos.size
 
     # the users no route certified: the pool's entries, most used first, SCAN_ENTRIES at a time
@@ -352,11 +355,11 @@ def critical_region_chunk(template: Problem, P: np.ndarray):
                 users = rest[start:start + per_block]
                 rows = np.repeat(users, len(group))
                 which = np.tile(np.arange(len(group)), users.size)
-                pos, S, w, g, b = region_test_rows(rows, S_all[which], T_all[which], X, Phi)
+                pos, C, g, b = region_test_rows(rows, S_all[which], T_all[which], X, Phi)
                 first = np.unique(rows[pos], return_index=True)[1]        # each user's first certifying entry
                 for j in np.unique(which[pos[first]]):
                     sel = first[which[pos[first]] == j]
-                    record(rows[pos[sel]], S[sel], w[sel], g[sel], b[sel], group[j])
+                    record(rows[pos[sel]], C[sel], g[sel], b[sel], group[j])
                     group[j][1] += sel.size
 
     while True:

@@ -136,12 +136,20 @@ def master_lp(V: np.ndarray, gains: np.ndarray, P: np.ndarray):
     priors with entries down to 1e-12 still give row-stochastic channels. mu is returned in the
     original scaling (any mu gives a valid bound in `upper_bound`).
     """
-    res = linprog(-gains, A_eq=V.T / P[:, None], b_eq=np.ones(P.size), bounds=(0, None), method="highs",
-                  options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10})
-    if res.status != 0:
-        raise SolverError(f"the posterior-space LP failed (HiGHS: {res.message})")
-    mu = -np.asarray(res.eqlin.marginals) / P
-    return res.x, mu
+    import highspy
+
+    from .lp import new_highs
+
+    n, d = V.shape
+    h = new_highs()
+    load_program(h, -np.asarray(gains, dtype=float), sp.csr_matrix((0, n)), np.zeros(0),
+                 sp.csr_matrix(V.T / P[:, None]), np.ones(d), np.zeros(n), np.full(n, np.inf))
+    h.run()
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        raise SolverError(f"the posterior-space LP failed (HiGHS: {h.modelStatusToString(h.getModelStatus())})")
+    sol = h.getSolution()
+    mu = -np.asarray(sol.row_dual) / P
+    return np.asarray(sol.col_value), mu
 
 
 def upper_bound(mu: np.ndarray, P: np.ndarray, V: np.ndarray, gains: np.ndarray) -> float:
