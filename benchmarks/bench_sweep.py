@@ -1,7 +1,9 @@
 """A 100-point eps sweep: channelopt.sweep (warm-started HiGHS, one process and two) against 100
 fresh channelopt.solve calls and 100 fresh straightforward cvxpy problems, in the same process.
+MinID-LDP (per-input budgets, `bench.instance`) is swept with `scale=` over the same factors.
 
-    python benchmarks/bench_sweep.py [--points 100] [--sizes 16,32,64,128] [--out benchmarks/results]
+    python benchmarks/bench_sweep.py [--points 100] [--sizes 16,32,64,128] [--notions ldp,lip,minid]
+                                     [--utilities hamming] [--out benchmarks/results]
 
 Prints a table (seconds; ratios = fresh / sweep) and writes bench_sweep.csv and bench_sweep.png.
 Every sweep point is checked against its fresh solve (|objective difference| column).
@@ -19,50 +21,59 @@ import channelopt as co
 from channelopt import bench
 
 
-def problem(notion, d, eps):
+def problem(notion, d, eps, utility="hamming"):
     P = np.random.default_rng(d).dirichlet(np.ones(d))
-    n = co.LDP(eps) if notion == "ldp" else co.LIP(eps)
-    return co.Problem(prior=P, privacy=[n], utility=co.Distortion("hamming"))
+    if notion == "minid":
+        n = co.IDLDP(epsilons=eps * bench.instance("minid-ldp", d).budgets)
+    else:
+        n = co.LDP(eps) if notion == "ldp" else co.LIP(eps)
+    return co.Problem(prior=P, privacy=[n], utility=co.Distortion(utility))
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--points", type=int, default=100)
     ap.add_argument("--sizes", default="16,32,64,128")
+    ap.add_argument("--notions", default="ldp,lip,minid")
+    ap.add_argument("--utilities", default="hamming")
     ap.add_argument("--cvxpy-max-d", type=int, default=16, help="largest d for the fresh-cvxpy baseline")
     ap.add_argument("--out", default=str(Path(__file__).parent / "results"))
     args = ap.parse_args(argv)
     eps = np.linspace(0.5, 3.0, args.points)
     rows = []
-    head = (f"{'notion':<6} {'d':>4} {'pts':>4} | {'sweep':>7} {'sweep x2':>8} {'fresh co':>8} {'fresh cvxpy':>11} | "
+    head = (f"{'notion':<6} {'utility':<8} {'d':>4} {'pts':>4} | {'sweep':>7} {'sweep x2':>8} {'fresh co':>8} "
+            f"{'fresh cvxpy':>11} | "
             f"{'co/sweep':>8} {'co/x2':>6} {'cvxpy/sweep':>11} | {'|dobj|':>8}")
     print(head)
     print("-" * len(head))
-    for notion in ("ldp", "lip"):
-        for d in (int(t) for t in args.sizes.split(",")):
-            base = problem(notion, d, 1.0)
+    cells = [(n, u, int(d)) for u in args.utilities.split(",") for n in args.notions.split(",")
+             for d in args.sizes.split(",")]
+    for notion, utility, d in cells:
+        base = problem(notion, d, 1.0, utility)
+        along = {"scale": eps} if notion == "minid" else {"epsilon": eps}
+        t = time.perf_counter()
+        sw = co.sweep(base, **along)
+        t_sweep = time.perf_counter() - t
+        t = time.perf_counter()
+        co.sweep(base, **along, n_jobs=2)
+        t_par = time.perf_counter() - t
+        t = time.perf_counter()
+        fresh = [co.solve(problem(notion, d, e, utility)) for e in eps]
+        t_fresh = time.perf_counter() - t
+        t_cvx = float("nan")
+        if d <= args.cvxpy_max_d and notion != "minid" and utility == "hamming":
             t = time.perf_counter()
-            sw = co.sweep(base, epsilon=eps)
-            t_sweep = time.perf_counter() - t
-            t = time.perf_counter()
-            co.sweep(base, epsilon=eps, n_jobs=2)
-            t_par = time.perf_counter() - t
-            t = time.perf_counter()
-            fresh = [co.solve(problem(notion, d, e)) for e in eps]
-            t_fresh = time.perf_counter() - t
-            t_cvx = float("nan")
-            if d <= args.cvxpy_max_d:
-                t = time.perf_counter()
-                for e in eps:
-                    bench.run_cvxpy_pairwise(bench.Instance(notion, d, base.prior, np.full(d, e)), "hamming", eps=e)
-                t_cvx = time.perf_counter() - t
-            diff = max(abs(a.objective - b.objective) for a, b in zip(sw, fresh))
-            assert all(r.ok for r in sw)
-            row = {"notion": notion, "d": d, "points": len(eps), "sweep_s": t_sweep, "sweep_2jobs_s": t_par,
-                   "fresh_solve_s": t_fresh, "fresh_cvxpy_s": t_cvx, "max_abs_dobj": diff}
-            rows.append(row)
-            print(f"{notion:<6} {d:>4} {len(eps):>4} | {t_sweep:7.2f} {t_par:8.2f} {t_fresh:8.2f} {t_cvx:11.2f} | "
-                  f"{t_fresh / t_sweep:8.2f} {t_fresh / t_par:6.2f} {t_cvx / t_sweep:11.1f} | {diff:8.1e}", flush=True)
+            for e in eps:
+                bench.run_cvxpy_pairwise(bench.Instance(notion, d, base.prior, np.full(d, e)), "hamming", eps=e)
+            t_cvx = time.perf_counter() - t
+        diff = max(abs(a.objective - b.objective) for a, b in zip(sw, fresh))
+        assert all(r.ok for r in sw)
+        row = {"notion": notion, "utility": utility, "d": d, "points": len(eps), "sweep_s": t_sweep,
+               "sweep_2jobs_s": t_par, "fresh_solve_s": t_fresh, "fresh_cvxpy_s": t_cvx, "max_abs_dobj": diff}
+        rows.append(row)
+        print(f"{notion:<6} {utility:<8} {d:>4} {len(eps):>4} | {t_sweep:7.2f} {t_par:8.2f} {t_fresh:8.2f} "
+              f"{t_cvx:11.2f} | "
+              f"{t_fresh / t_sweep:8.2f} {t_fresh / t_par:6.2f} {t_cvx / t_sweep:11.1f} | {diff:8.1e}", flush=True)
     out = Path(args.out)
     bench.write_table(rows, out / "bench_sweep.csv")
     import matplotlib
@@ -70,15 +81,18 @@ def main(argv=None):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.5), sharey=True)
-    for ax, notion in zip(axes, ("ldp", "lip")):
-        sel = [r for r in rows if r["notion"] == notion]
+    panels = sorted({(r["notion"], r["utility"]) for r in rows}, key=lambda p: (p[1], p[0]))
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.5), sharey=True, squeeze=False)
+    axes = axes[0]
+    for ax, (notion, utility) in zip(axes, panels):
+        sel = [r for r in rows if (r["notion"], r["utility"]) == (notion, utility)]
         ds = [r["d"] for r in sel]
         for key, label in (("sweep_s", "sweep (warm)"), ("sweep_2jobs_s", "sweep, 2 jobs"),
                            ("fresh_solve_s", "fresh solve"), ("fresh_cvxpy_s", "fresh cvxpy")):
             ax.loglog(ds, [r[key] for r in sel], marker="o", label=label)
         ax.set_xscale("log", base=2)
-        ax.set_title(f"{notion}, Hamming, {len(eps)}-point eps sweep", fontsize=9)
+        ax.set_title(f"{notion}, {utility}, {len(eps)}-point {'scale' if notion == 'minid' else 'eps'} sweep",
+                     fontsize=9)
         ax.set_xlabel("d")
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_ylabel("total time (s)")

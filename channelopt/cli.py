@@ -85,6 +85,7 @@ def _parser() -> argparse.ArgumentParser:
     w = sub.add_parser("sweep", help="solve a problem file at many budgets (or priors), reusing the solver")
     w.add_argument("file")
     w.add_argument("--epsilon", help="comma-separated budgets, or START:STOP:NUM (linspace)")
+    w.add_argument("--scale", help="factors on every budget (per-input ID-LDP budgets too): as --epsilon")
     w.add_argument("--priors", help="CSV of priors (one per row) to sweep instead of epsilon")
     w.add_argument("--jobs", type=int, default=1, help="parallel workers over chunks of the sweep")
     w.add_argument("--out", help="write the table as CSV to this file (atomically)")
@@ -294,7 +295,7 @@ def _choices(key: str, text: str | None, allowed: tuple, default: tuple) -> tupl
     return items
 
 
-def _epsilons(text: str) -> list[float]:
+def _epsilons(text: str, flag: str = "--epsilon") -> list[float]:
     try:
         if ":" in text:
             a, b, n = text.split(":")
@@ -303,13 +304,13 @@ def _epsilons(text: str) -> list[float]:
             from .sweep import MAX_POINTS
 
             if int(n) > MAX_POINTS:
-                raise ProblemError(f"--epsilon {text!r}: at most {MAX_POINTS:,} points, got {int(n):,}")
+                raise ProblemError(f"{flag} {text!r}: at most {MAX_POINTS:,} points, got {int(n):,}")
             return np.linspace(float(a), float(b), int(n)).tolist()
         return [float(t) for t in text.split(",") if t.strip()]
     except ProblemError:
         raise
     except ValueError:
-        raise ProblemError(f"--epsilon {text!r}: need comma-separated numbers or START:STOP:NUM") from None
+        raise ProblemError(f"{flag} {text!r}: need comma-separated numbers or START:STOP:NUM") from None
 
 
 def _sweep(args) -> int:
@@ -318,17 +319,18 @@ def _sweep(args) -> int:
     from .sweep import sweep
 
     problem = load_problem(args.file)
-    if (args.epsilon is None) == (args.priors is None):
-        raise ProblemError("sweep needs exactly one of --epsilon or --priors")
+    if sum(x is not None for x in (args.epsilon, args.scale, args.priors)) != 1:
+        raise ProblemError("sweep needs exactly one of --epsilon, --scale or --priors")
     if args.out:
         check_writable(args.out, "--out")
-    kw = {"epsilon": _epsilons(args.epsilon)} if args.epsilon is not None else {"priors": read_priors(args.priors)}
+    kw = ({"epsilon": _epsilons(args.epsilon)} if args.epsilon is not None else
+          {"scale": _epsilons(args.scale, "--scale")} if args.scale is not None else {"priors": read_priors(args.priors)})
     results = sweep(problem, **kw, n_jobs=args.jobs, progress=_progress(args.progress))
     keys = list(results[0].leakage) if results[0].leakage else []
     head = ["point", results.param, "status", "objective", "bound", "time_s"] + [f"leakage_{k}" for k in keys]
     rows = []
     for row in results.rows():
-        x = row[results.param] if results.param == "epsilon" else " ".join(f"{v:g}" for v in row["prior"])
+        x = row[results.param] if results.param != "prior" else " ".join(f"{v:g}" for v in row["prior"])
         rows.append([row["point"], x, row["status"], row["objective"], row["bound"], row["time_s"]]
                     + [row.get(f"leakage_{k}") for k in keys])
     if args.out:

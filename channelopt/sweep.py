@@ -1,10 +1,12 @@
 """Sweeps over the privacy budget or the prior, reusing the solver between points.
 
     results = channelopt.sweep(problem, epsilon=np.linspace(0.1, 5, 100))
+    results = channelopt.sweep(problem, scale=np.linspace(0.5, 2, 50))
     results = channelopt.sweep(problem, priors=[[...], [...]])
 
-Each point is its own problem (every notion with a scalar `epsilon` takes the point's value; or
-the prior is replaced), solved and re-audited exactly like `solve`. For LP problems solved by
+Each point is its own problem (every notion with a scalar `epsilon` takes the point's value;
+with `scale`, every budget of every notion, per-input ID-LDP budgets included, is multiplied by
+the point's factor; or the prior is replaced), solved and re-audited exactly like `solve`. For LP problems solved by
 HiGHS (the automatic choice), one HiGHS instance is kept across the points and each point's
 simplex starts from the previous point's optimal basis (a warm start): the program is rebuilt
 (milliseconds) but the simplex typically needs a fraction of the pivots. A warm point that does
@@ -34,7 +36,7 @@ from .methods.lp import build, new_highs, restrictable, solve_highs, solve_restr
 from .problem import Problem, as_epsilon
 
 
-def points(problem: Problem, epsilon=None, priors=None) -> list[Problem]:
+def points(problem: Problem, epsilon=None, priors=None, scale=None) -> list[Problem]:
     """The problems of the sweep, validated before anything is solved.
 
     Parameters
@@ -45,6 +47,8 @@ def points(problem: Problem, epsilon=None, priors=None) -> list[Problem]:
         The budgets.
     priors : sequence of array_like, optional
         The priors.
+    scale : sequence of float, optional
+        Factors applied to every budget of every notion (per-input and per-pair budgets too).
 
     Returns
     -------
@@ -56,8 +60,10 @@ def points(problem: Problem, epsilon=None, priors=None) -> list[Problem]:
     ProblemError
         If both or neither of epsilon and priors are given, or a point is invalid.
     """
-    if (epsilon is None) == (priors is None):
-        raise ProblemError("sweep needs exactly one of epsilon=[...] or priors=[...]")
+    if sum(x is not None for x in (epsilon, priors, scale)) != 1:
+        raise ProblemError("sweep needs exactly one of epsilon=[...], scale=[...] or priors=[...]")
+    if scale is not None:
+        return _scaled_points(problem, _non_empty("scale", scale))
     if epsilon is not None:
         values = _non_empty("epsilon", epsilon)
         scalar = [i for i, n in enumerate(problem.privacy) if np.ndim(n.budgets().get("epsilon", ())) == 0]
@@ -102,18 +108,40 @@ def _non_empty(key: str, values) -> list:
     return values
 
 
+def _scaled_points(problem: Problem, values: list) -> list[Problem]:
+    """Every budget of every notion times each factor."""
+    if not any(n.budgets() for n in problem.privacy):
+        raise ProblemError("sweep scale: no privacy notion of the problem has a budget to scale")
+    out = []
+    for k, s in enumerate(values):
+        if isinstance(s, bool) or not isinstance(s, (int, float, np.floating, np.integer)) or not (np.isfinite(s) and s > 0):
+            raise ProblemError(f"sweep scale[{k}] must be a finite number > 0, got {s!r}")
+        try:
+            # the budgets as the problem file writes them (ID-LDP's pair diagonal 0, not inf)
+            privacy = [n.with_budget(**{key: _times(n.to_table()[key], float(s)) for key in n.budgets()})
+                       for n in problem.privacy]
+        except ProblemError as e:
+            raise ProblemError(f"sweep scale[{k}] = {float(s):g}: {e}") from None
+        out.append(dataclasses.replace(problem, privacy=tuple(privacy)))
+    return out
+
+
+def _times(value, s: float):
+    return float(value) * s if np.ndim(value) == 0 else np.asarray(value, dtype=float) * s
+
+
 class Sweep(list):
     """The Results of a sweep, in order, with what varied at each point.
 
-    `param` is "epsilon" or "prior"; `values[i]` is point i's eps (or prior). A list of Results
+    `param` is "epsilon", "scale" or "prior"; `values[i]` is point i's eps (scale factor, prior). A list of Results
     otherwise: `sweep[i].channel`, `len(sweep)`.
 
     Attributes
     ----------
     param : str
-        "epsilon" or "prior".
+        "epsilon", "scale" or "prior".
     values : list
-        Each point's eps (or prior).
+        Each point's eps (scale factor, or prior).
     kind : str
         The utility's kind, for display.
     """
@@ -127,7 +155,7 @@ class Sweep(list):
         out = []
         for i, (x, r) in enumerate(zip(self.values, self)):
             c = r.certificate
-            row = {"point": i, self.param: x if self.param == "epsilon" else list(np.asarray(x, float)),
+            row = {"point": i, self.param: x if self.param != "prior" else list(np.asarray(x, float)),
                    "status": r.status, "objective": r.objective,
                    "bound": c.bound if c else None, "gap": c.gap if c else None, "time_s": r.time_s}
             row.update({f"leakage_{k}": v for k, v in r.leakage.items()})
@@ -147,19 +175,20 @@ class Sweep(list):
         filled, other statuses hollow; returns the matplotlib Axes."""
         from .plots import curve
 
-        x = np.array(self.values, float) if self.param == "epsilon" else np.arange(len(self), dtype=float)
+        x = np.array(self.values, float) if self.param != "prior" else np.arange(len(self), dtype=float)
         y = np.array([np.nan if r.objective is None else r.objective for r in self], float)
         ax = curve(x, y, ax=ax, label=label or self.kind or "objective",
                    certified=[r.status == "optimal" for r in self])
-        ax.set_xlabel("epsilon (nats)" if self.param == "epsilon" else "prior (point)")
+        ax.set_xlabel({"epsilon": "epsilon (nats)", "scale": "budget scale"}.get(self.param, "prior (point)"))
         ax.set_ylabel(self.kind or "objective")
         ax.legend(fontsize=8)
         return ax
 
 
-def sweep(problem: Problem, epsilon=None, priors=None, *, solver: str | None = None, progress: bool = False,
+def sweep(problem: Problem, epsilon=None, priors=None, *, scale=None, solver: str | None = None, progress: bool = False,
           n_jobs: int = 1, warm: bool = True) -> Sweep:
-    """Solve `problem` at every budget in `epsilon` (or at every prior in `priors`).
+    """Solve `problem` at every budget in `epsilon` (every budget times each factor in `scale`,
+    or at every prior in `priors`).
 
     LP problems reuse one warm HiGHS instance (each point starts from the previous basis) and
     take the certified closed forms where they apply; every point is re-audited like `solve`.
@@ -169,9 +198,12 @@ def sweep(problem: Problem, epsilon=None, priors=None, *, solver: str | None = N
     problem : Problem
         The template; each point replaces its budget (every notion's `epsilon`) or its prior.
     epsilon : sequence of float, optional
-        Budgets in nats (give exactly one of epsilon and priors).
+        Budgets in nats (give exactly one of epsilon, scale and priors).
     priors : sequence of array_like, optional
         Priors of X, each of length d.
+    scale : sequence of float, optional
+        Factors > 0: each point multiplies every budget of every notion (scalar, per-input
+        and per-pair budgets alike) by one; the way to sweep ID-LDP / MinID-LDP.
     solver : str, optional
         As in `solve` (default: the problem's).
     progress : bool, optional
@@ -194,9 +226,9 @@ def sweep(problem: Problem, epsilon=None, priors=None, *, solver: str | None = N
     """
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or not 1 <= n_jobs <= MAX_JOBS:
         raise ProblemError(f"n_jobs must be an integer from 1 to {MAX_JOBS}, got {n_jobs!r}")
-    probs = points(problem, epsilon, priors)
-    param = "epsilon" if epsilon is not None else "prior"
-    values = [float(e) for e in epsilon] if epsilon is not None else [p.prior for p in probs]
+    probs = points(problem, epsilon, priors, scale)
+    param = "epsilon" if epsilon is not None else "scale" if scale is not None else "prior"
+    values = [float(e) for e in (epsilon if epsilon is not None else scale)] if param != "prior" else [p.prior for p in probs]
     kind = problem.utility.kind if problem.utility is not None else ""
     chosen = problem.solver if solver is None else solver
     warm = warm and method_for(problem) == "lp" and chosen in ("auto", "HIGHS")

@@ -195,7 +195,44 @@ def test_bayes_sweep_solves_each_point():
     assert res[0].objective > res[1].objective  # more budget, smaller MSE
 
 
+@pytest.mark.parametrize("notions", ["minid", "pairs+lip"])
+def test_scale_sweep_equals_fresh_solves_with_scaled_budgets(notions):
+    """scale=[...] multiplies every budget: per-input MinID-LDP budgets (the sweep that eps=[...]
+    cannot express), per-pair ID-LDP budgets, and a second notion's scalar budget; each point
+    equals a fresh solve of the problem written with the scaled budgets."""
+    rng = np.random.default_rng(4)
+    d = 40
+    P = rng.dirichlet(np.ones(d))
+    E = np.where(rng.random(d) < 0.3, 0.6, 1.2)
+    if notions == "minid":
+        def privacy(s):
+            return [co.IDLDP(epsilons=s * E)]
+        d_use = d
+    else:
+        d_use = 6
+        P = rng.dirichlet(np.ones(d_use))
+        R = np.full((d_use, d_use), 1.5)
+        R[0, 1] = R[1, 0] = 0.4
+        np.fill_diagonal(R, 0.0)
+
+        def privacy(s):
+            return [co.IDLDP(pair_epsilons=s * R), co.LIP(s * 2.0)]
+    util = co.Distortion("mae")
+    base = co.Problem(prior=P, privacy=privacy(1.0), utility=util)
+    scales = [0.5, 0.8, 1.0, 1.7]
+    results = co.sweep(base, scale=scales)
+    assert results.param == "scale" and results.values == scales
+    assert all(r.status == "optimal" for r in results)
+    for s, r in zip(scales, results):
+        fresh = co.solve(co.Problem(prior=P[:d_use], privacy=privacy(s), utility=util))
+        assert r.objective == pytest.approx(fresh.objective, abs=1e-9)
+    assert results.rows()[3]["scale"] == 1.7
+
+
 @pytest.mark.parametrize("kw, needle", [
+    ({"scale": [1.0, 0.0]}, r"scale\[1\] must be a finite number > 0"),
+    ({"scale": [1e3]}, r"scale\[0\] = 1000: epsilon must be at most 700"),
+    ({"scale": [1.0], "epsilon": [1.0]}, "exactly one"),
     ({"epsilon": []}, "non-empty"),
     ({"priors": []}, "non-empty"),
     ({"epsilon": [1.0, -1.0]}, r"epsilon\[1\]"),
@@ -215,6 +252,10 @@ def test_cli_sweep_writes_csv(tmp_path, problems_dir):
     lines = out.read_text().splitlines()
     assert len(lines) == 5 and lines[0].startswith("point,epsilon,status,objective")
     assert main(["sweep", str(problems_dir / "lip_tdsc_3symbol.toml"), "--epsilon", "a,b"]) == 2
+    assert main(["sweep", str(problems_dir / "idldp_toy.toml"), "--scale", "0.5:2:3", "--out", str(out)]) == 0
+    lines = out.read_text().splitlines()
+    assert len(lines) == 4 and lines[0].startswith("point,scale,status,objective")
+    assert main(["sweep", str(problems_dir / "idldp_toy.toml"), "--scale", "-1"]) == 2
 
 
 # --- benchmark -----------------------------------------------------------------------------------
