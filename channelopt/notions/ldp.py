@@ -276,6 +276,10 @@ class IDLDP(Notion):
                            floor=0, floor_group=g)
 
     def leakage(self, problem, q):
+        if self.pair_epsilons is None:
+            levels, g = np.unique(self.epsilons, return_inverse=True)
+            if levels.size < problem.d:
+                return self._level_leakage(q, levels, g)
         with np.errstate(divide="ignore", invalid="ignore"):
             logq = np.log(q)
             diff = logq[:, None, :] - logq[None, :, :]
@@ -283,6 +287,26 @@ class IDLDP(Notion):
         pair = np.where(both_zero, -np.inf, diff).max(axis=2)
         off = ~np.eye(problem.d, dtype=bool)
         return max(float(np.max(pair[off] / self.pair_budgets()[off])), 0.0)
+
+    def _level_leakage(self, q, levels, g) -> float:
+        """`leakage` through the budget levels (K of them): the pair budget depends only on the
+        levels of x and x', so the largest log q[x, y] - log q[x', y] over x in level j and x' in
+        level k is the level's maximum minus the other's minimum: O(K^2 m + d m) instead of
+        O(d^2 m) (MinID-LDP at d = 128 with two levels: 14 ms to well under 1 ms)."""
+        order = np.argsort(g, kind="stable")
+        starts = np.flatnonzero(np.r_[True, np.diff(g[order]) != 0])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logq = np.log(q[order])
+            hi = np.maximum.reduceat(logq, starts, axis=0)               # (K, m)
+            lo = np.minimum.reduceat(logq, starts, axis=0)
+            diff = hi[:, None, :] - lo[None, :, :]                       # (K, K, m)
+        diff = np.where(np.isneginf(hi)[:, None, :], -np.inf, diff)     # a level all 0 in y: no pair
+        r = self.combine if callable(self.combine) else COMBINE[self.combine]
+        RL = np.array(r(levels[:, None], levels[None, :]), dtype=float)
+        pair = diff.max(axis=2) / RL
+        alone = np.bincount(g) < 2                                       # no distinct pair within
+        pair[np.diag_indices(levels.size)] = np.where(alone, -np.inf, np.diag(pair))
+        return max(float(pair.max()), 0.0)
 
     def satisfied(self, leakage, tol=None):
         return within(leakage, 1.0) if tol is None else within(leakage, 1.0, tol)
