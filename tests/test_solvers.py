@@ -287,3 +287,23 @@ def test_substituted_program_is_the_change_of_variables_applied_to_the_whole_pro
     from channelopt.methods.lp import solve_highs
     a, b = solve_highs(raw, restrict=False), solve_highs(sub, restrict=False)
     assert raw.c @ a.z == pytest.approx(sub.c @ b.z, abs=1e-10)
+
+
+def test_a_model_highs_rejects_leaves_the_reused_instance_empty():
+    """`lp.load_program` on a reused HiGHS instance (sweeps keep one): a program HiGHS refuses
+    (here a matrix column past the last variable) must not leave the previous model in place to
+    be solved and reported as this one's optimum."""
+    import highspy
+    import scipy.sparse as sp
+
+    from channelopt.methods.lp import load_program, new_highs
+
+    h = new_highs()
+    load_program(h, np.ones(2), sp.csr_matrix((0, 2)), np.zeros(0), sp.csr_matrix(np.ones((1, 2))), np.ones(1),
+                 np.zeros(2), np.ones(2))
+    h.run()
+    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    load_program(h, np.ones(2), sp.csr_matrix((0, 3)), np.zeros(0), sp.csr_matrix(np.ones((1, 3))), np.ones(1),
+                 np.zeros(2), np.ones(2))
+    h.run()
+    assert h.getModelStatus() != highspy.HighsModelStatus.kOptimal and h.getNumCol() == 0

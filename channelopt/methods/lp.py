@@ -226,6 +226,7 @@ def load_program(h, c, A_ub, b_ub, A_eq, b_eq, lb, ub) -> None:
     inf = highspy.kHighsInf
     A = sp.vstack([A_ub, A_eq], format="csr")
     n = c.size
+    # a model HiGHS refuses leaves the instance empty, not holding the previous one (tested)
     h.passModel(n, A.shape[0], A.nnz, int(highspy.MatrixFormat.kRowwise), int(highspy.ObjSense.kMinimize), 0.0,
                 np.asarray(c, dtype=float), np.where(np.isinf(lb), -inf, lb), np.where(np.isinf(ub), inf, ub),
                 np.concatenate([np.full(b_ub.size, -inf), b_eq]), np.concatenate([b_ub, b_eq]),
