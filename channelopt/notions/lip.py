@@ -202,12 +202,12 @@ class LIP(Notion):
                              F=np.eye(d)[free])
 
     def batch_leakage(self, P, q):
-        """Only for G = X (the batch templates); the largest |log lift| per channel."""
-        with np.errstate(divide="ignore", invalid="ignore"):
-            lam = np.einsum("nd,ndm->nm", P, q)
-            lift = np.log(q) - np.log(lam)[:, None, :]
-            lift = np.where((q == 0) & (lam[:, None, :] == 0), 0.0, lift)
-        return np.abs(lift).max(axis=(1, 2))
+        """Only for G = X (the batch templates); the largest |log lift| per channel, from the
+        extreme lifts (two logs per channel; an output no input takes has lift 1)."""
+        lam = np.einsum("nd,ndm->nm", P, q)[:, None, :]
+        lift = np.divide(q, lam, out=np.ones_like(q), where=lam > 0)
+        with np.errstate(divide="ignore"):
+            return np.maximum(np.log(lift.max(axis=(1, 2))), -np.log(lift.min(axis=(1, 2))))
 
     def leakage(self, problem, q):
         return max(lift_extremes(problem.secret, q))
