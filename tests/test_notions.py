@@ -298,3 +298,24 @@ def test_id_ldp_leakage_by_levels_equals_the_pairwise_definition():
         problem = co.Problem(prior=np.full(d, 1 / d), privacy=[n], utility=co.Distortion("hamming"))
         got = n.leakage(problem, q)
         assert got == want or abs(got - want) <= 1e-12 * max(1.0, abs(want))
+
+
+@pytest.mark.parametrize("notion", [co.LIP(0.9), co.LDP(0.9)])
+def test_batch_leakage_equals_the_per_channel_audit(notion):
+    """The batch's vectorized leakage (extreme lifts / column spreads) against the notion's own
+    leakage of each channel, on channels with zero entries, outputs no input takes, and entries
+    that make the leakage infinite."""
+    rng = np.random.default_rng(12)
+    N, d, m = 300, 4, 5
+    P = rng.dirichlet(np.ones(d), size=N)
+    q = rng.dirichlet(np.ones(m), size=(N, d))
+    q[rng.random((N, d, m)) < 0.15] = 0.0
+    q[:40, :, 0] = 0.0                         # an output nobody takes
+    q[:, :, 1] += 0.05                         # no all-zero row
+    q /= q.sum(axis=2, keepdims=True)
+    got = notion.batch_leakage(P, q)
+    for i in range(N):
+        problem = co.Problem(prior=P[i], privacy=[notion], utility=co.Distortion("hamming"))
+        want = notion.leakage(problem, q[i])
+        assert (np.isinf(got[i]) and np.isinf(want)) or got[i] == pytest.approx(want, abs=1e-12)
+    assert np.isinf(got).any() and np.isfinite(got).any()
