@@ -294,7 +294,7 @@ pricing rounds, and the share of the entries active, before giving up. Measured 
 programs (LIP, LDP, MinID-LDP; d = 64 / 128 / 256; eps 0.5..4; two priors): 13.2 s in all with
 (8 rounds, half) against 19.7 s with (4, a quarter); LIP d = 256 eps = 4 2.9 s against 6.9 s,
 LIP d = 64 eps = 2 / 3 about 2x faster; worse by 20 ms where the optimum uses most outputs
-(LIP d = 64 eps = 4: both give up)."""
+(LIP d = 64 eps = 4: both give up). `benchmarks/bench_restricted.py` reruns the comparison."""
 
 
 def restrictable(prog: Program) -> bool:
