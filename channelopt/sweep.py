@@ -112,14 +112,15 @@ def _scaled_points(problem: Problem, values: list) -> list[Problem]:
     """Every budget of every notion times each factor."""
     if not any(n.budgets() for n in problem.privacy):
         raise ProblemError("sweep scale: no privacy notion of the problem has a budget to scale")
+    # the budgets as the problem file writes them (ID-LDP's pair diagonal 0, not inf)
+    written = [{key: n.to_table()[key] for key in n.budgets()} for n in problem.privacy]
     out = []
     for k, s in enumerate(values):
         if isinstance(s, bool) or not isinstance(s, (int, float, np.floating, np.integer)) or not (np.isfinite(s) and s > 0):
             raise ProblemError(f"sweep scale[{k}] must be a finite number > 0, got {s!r}")
         try:
-            # the budgets as the problem file writes them (ID-LDP's pair diagonal 0, not inf)
-            privacy = [n.with_budget(**{key: _times(n.to_table()[key], float(s)) for key in n.budgets()})
-                       for n in problem.privacy]
+            privacy = [n.with_budget(**{key: _times(v, float(s)) for key, v in b.items()})
+                       for n, b in zip(problem.privacy, written)]
         except ProblemError as e:
             raise ProblemError(f"sweep scale[{k}] = {float(s):g}: {e}") from None
         out.append(dataclasses.replace(problem, privacy=tuple(privacy)))

@@ -355,7 +355,6 @@ def solve_restricted(prog: Program, time_limit: float | None = None, start: tupl
         touches = np.diff(prog.A_ub[:, :nq].tocsr().indptr) > 0
         rows = ~touches | _aux_rows_that_bind(prog, touches)
         rows[np.unique(prog.A_ub.tocsc()[:, np.flatnonzero(active[:nq])].indices)] = True
-    A_ub, A_eq = prog.A_ub, prog.A_eq
     tol = 1e-10 * max(1.0, float(np.abs(prog.c).max()))     # HiGHS's own dual feasibility tolerance
     for rounds in range(1, RESTRICT_ROUNDS + 1):
         cols, kept = np.flatnonzero(active), np.flatnonzero(rows)
@@ -366,7 +365,7 @@ def solve_restricted(prog: Program, time_limit: float | None = None, start: tupl
             if left <= 0:
                 return None
             h.setOptionValue("time_limit", float(left))
-        load_program(h, prog.c[cols], prog.A_ub[kept][:, cols], prog.b_ub[kept], A_eq[:, cols], prog.b_eq,
+        load_program(h, prog.c[cols], prog.A_ub[kept][:, cols], prog.b_ub[kept], prog.A_eq[:, cols], prog.b_eq,
                      prog.lb[cols], prog.ub[cols])
         if basis is not None and rounds == 1:
             h.setOptionValue("simplex_dual_edge_weight_strategy", WARM_PRICING["restricted"])
@@ -381,7 +380,7 @@ def solve_restricted(prog: Program, time_limit: float | None = None, start: tupl
         y_ub = np.zeros(prog.b_ub.size)
         y_ub[kept] = y[:kept.size]
         y_eq = y[kept.size:]
-        reduced = prog.c - A_ub.T @ y_ub - A_eq.T @ y_eq
+        reduced = prog.c - prog.A_ub.T @ y_ub - prog.A_eq.T @ y_eq
         enter = ~active & (reduced < -tol)
         violated = ~rows & (prog.A_ub @ z > prog.b_ub + 1e-9)
         if not enter.any() and not violated.any():
@@ -398,7 +397,7 @@ def solve_restricted(prog: Program, time_limit: float | None = None, start: tupl
         if active[:nq].sum() > RESTRICT_SHARE * nq:
             return None
         rows |= violated
-        rows[np.unique(A_ub.tocsc()[:, np.flatnonzero(enter[:nq])].indices)] = True
+        rows[np.unique(prog.A_ub.tocsc()[:, np.flatnonzero(enter[:nq])].indices)] = True
     return None
 
 

@@ -30,7 +30,7 @@ from scipy.spatial import HalfspaceIntersection, QhullError
 
 from ..errors import ProblemError, SolverError
 from ..solvers import quiet_highs
-from .lp import load_program
+from .lp import load_program, new_highs
 from .result import PosteriorSolution
 
 VERTEX_TOL = 1e-9
@@ -137,8 +137,6 @@ def master_lp(V: np.ndarray, gains: np.ndarray, P: np.ndarray):
     original scaling (any mu gives a valid bound in `upper_bound`).
     """
     import highspy
-
-    from .lp import new_highs
 
     n, d = V.shape
     h = new_highs()

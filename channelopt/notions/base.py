@@ -138,6 +138,21 @@ def ones_per_column(d: int, m: int) -> sp.csr_matrix:
     return sp.csr_matrix((np.ones(d * m), np.tile(np.arange(m), d), np.arange(d * m + 1)), shape=(d * m, m))
 
 
+def floor_rows(d: int, m: int, q_sign: float, aux_top, aux_bottom) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+    """Two row blocks over the entries of q with one auxiliary lam[y] per output, built entry by
+    entry: row x*m + y reads `q_sign q[x, y] + aux_top[x] lam[y]`, row dm + x*m + y reads
+    `-q_sign q[x, y] + aux_bottom[x] lam[y]` (aux_* scalars or per-input arrays). The second
+    block is a per-output floor when it reads `-q + a lam` (LIP's e^-eps Pr(Y = y), LDP's column
+    minimum). Returns (A_q, A_aux)."""
+    dm = d * m
+    ramp = np.arange(2 * dm + 1)                  # one entry of q and one auxiliary per row
+    A_q = sp.csr_matrix((np.r_[np.full(dm, q_sign), np.full(dm, -q_sign)], np.tile(np.arange(dm), 2), ramp),
+                        shape=(2 * dm, dm))
+    aux = np.r_[np.repeat(np.broadcast_to(aux_top, (d,)), m), np.repeat(np.broadcast_to(aux_bottom, (d,)), m)]
+    A_aux = sp.csr_matrix((aux.astype(float), np.tile(np.arange(m), 2 * d), ramp), shape=(2 * dm, m))
+    return A_q, A_aux
+
+
 def ratio_rows(d: int, pairs_i: np.ndarray, pairs_j: np.ndarray, weight_i, weight_j) -> sp.csr_matrix:
     """Rows `weight_i[k] e_{i_k} - weight_j[k] e_{j_k}` (one per pair k), as a sparse r x d block."""
     r = pairs_i.size

@@ -13,7 +13,7 @@ from ..closed_forms import subset_rr
 from ..errors import ProblemError
 from ..problem import MAX_EPSILON, as_matrix, as_vector
 from .base import (BatchVertices, LinearBlock, Notion, bit_patterns, check_keys, column_spread, distinct_pairs,
-                   ratio_rows, require, within)
+                   floor_rows, ratio_rows, require, within)
 
 
 @dataclass(frozen=True)
@@ -46,12 +46,9 @@ class LDP(Notion):
 
     def linear(self, problem) -> LinearBlock:
         d, m = problem.d, problem.m
-        dm = d * m
-        ramp = np.arange(2 * dm + 1)        # one q entry and one auxiliary per row (built entry by entry)
-        A_q = sp.csr_matrix((np.r_[-np.ones(dm), np.ones(dm)], np.tile(np.arange(dm), 2), ramp), shape=(2 * dm, dm))
-        A_aux = sp.csr_matrix((np.r_[np.ones(dm), np.full(dm, -np.exp(self.epsilon))], np.tile(np.arange(m), 2 * d), ramp),
-                              shape=(2 * dm, m))
-        return LinearBlock(A_q, np.zeros(2 * dm), A_aux, np.zeros(m), np.ones(m), floor=0)
+        # the column minimum l[y]: l[y] <= q[x, y] (the floor) and q[x, y] <= e^eps l[y]
+        A_q, A_aux = floor_rows(d, m, -1.0, 1.0, -np.exp(self.epsilon))
+        return LinearBlock(A_q, np.zeros(2 * d * m), A_aux, np.zeros(m), np.ones(m), floor=0)
 
     def leakage(self, problem, q):
         return column_spread(q)
@@ -226,13 +223,16 @@ class IDLDP(Notion):
             what = "pair_epsilons" if self.pair_epsilons is not None else "epsilons"
             raise ProblemError(f"{key}.{what} must have {problem.d} entries (one per input), got {n}")
 
+    def _rule(self):
+        """The pair budget r(eps_x, eps_x') as an elementwise function."""
+        return self.combine if callable(self.combine) else COMBINE[self.combine]
+
     def pair_budgets(self) -> np.ndarray:
         """R[x, x'] = r(eps_x, eps_x'), with +inf on the diagonal."""
         if self.pair_epsilons is not None:
             return self.pair_epsilons
         e = self.epsilons
-        r = self.combine if callable(self.combine) else COMBINE[self.combine]
-        R = np.array(r(e[:, None], e[None, :]), dtype=float)
+        R = np.array(self._rule()(e[:, None], e[None, :]), dtype=float)
         if R.shape != (e.size, e.size) or np.any(~(R > 0)):
             raise ProblemError("combine must return a positive budget for every pair of inputs")
         if np.any(R > MAX_EPSILON):
@@ -259,8 +259,7 @@ class IDLDP(Notion):
         K, d, m = levels.size, problem.d, problem.m
         if K >= d:  # every budget distinct: the pairwise rows are no larger
             return super().linear(problem)
-        r = self.combine if callable(self.combine) else COMBINE[self.combine]
-        RL = np.array(r(levels[:, None], levels[None, :]), dtype=float)
+        RL = np.array(self._rule()(levels[:, None], levels[None, :]), dtype=float)
         nq, nk = d * m, K * m
         xy = np.arange(nq)
         G = sp.csr_matrix((np.ones(nq), (xy, g[xy // m] * m + xy % m)), shape=(nq, nk))
@@ -301,8 +300,7 @@ class IDLDP(Notion):
             lo = np.minimum.reduceat(logq, starts, axis=0)
             diff = hi[:, None, :] - lo[None, :, :]                       # (K, K, m)
         diff = np.where(np.isneginf(hi)[:, None, :], -np.inf, diff)     # a level all 0 in y: no pair
-        r = self.combine if callable(self.combine) else COMBINE[self.combine]
-        RL = np.array(r(levels[:, None], levels[None, :]), dtype=float)
+        RL = np.array(self._rule()(levels[:, None], levels[None, :]), dtype=float)
         pair = diff.max(axis=2) / RL
         alone = np.bincount(g) < 2                                       # no distinct pair within
         pair[np.diag_indices(levels.size)] = np.where(alone, -np.inf, np.diag(pair))

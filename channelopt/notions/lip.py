@@ -17,7 +17,7 @@ from scipy.optimize import linprog
 from ..closed_forms import rr_lip_hamming
 from ..errors import ProblemError
 from ..problem import Joint, as_prior_rows, as_vector
-from .base import BatchVertices, LinearBlock, Notion, bit_patterns, per_column, within
+from .base import BatchVertices, LinearBlock, Notion, bit_patterns, floor_rows, per_column, within
 
 MAX_BOX_DIM = 20
 """Largest alphabet whose prior box is reduced to vertices (d * 2^(d-1) candidates)."""
@@ -71,11 +71,7 @@ def _direct_lift_block(P: np.ndarray, m: int, up: np.ndarray, low: float) -> Lin
     -q[x, y] + low lam[y] <= 0, lam[y] = P @ q[:, y] (one auxiliary per output)."""
     d = P.size
     dm = d * m
-    ramp = np.arange(2 * dm + 1)
-    A_q = sp.csr_matrix((np.r_[np.ones(dm), -np.ones(dm)], np.r_[np.arange(dm), np.arange(dm)], ramp),
-                        shape=(2 * dm, dm))
-    A_aux = sp.csr_matrix((np.r_[-np.repeat(up, m), np.full(dm, low)], np.tile(np.arange(m), 2 * d), ramp),
-                          shape=(2 * dm, m))
+    A_q, A_aux = floor_rows(d, m, 1.0, -up, low)
     # lam[y] - sum_x P[x] q[x, y] = 0, row y
     E_q = sp.csr_matrix((np.tile(-P, m), (np.arange(d)[None, :] * m + np.arange(m)[:, None]).ravel(),
                          np.arange(0, dm + 1, d)), shape=(m, dm))
