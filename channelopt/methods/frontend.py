@@ -46,7 +46,7 @@ from .local import local_search
 from .lp import FARKAS_TOL, Program, RawSolution, build
 from .posterior import (TIME_LIMIT, channel_from_weights, closed_form_vertices, column_generation,
                         enumerate_and_solve, posterior_rows)
-from .result import Certificate, PosteriorSolution, Result, clean
+from .result import NEGLIGIBLE_COLUMN, Certificate, PosteriorSolution, Result, clean
 from .structured import Family, family_for
 from .symmetry import solve_orbits
 
@@ -564,7 +564,7 @@ def bayes_result(problem: Problem, q: np.ndarray, solved: PosteriorSolution, rea
                  method: str, how: str = "") -> Result:
     """Clean and re-audit q; the certificate of the posterior-space LP (or of the relaxation when
     `reasons`) and the status it supports."""
-    cleaned, why = clean(q)
+    cleaned, why = clean(q, NEGLIGIBLE_COLUMN if reasons else 0.0)
     if cleaned is None:
         return Result(status="inaccurate", method=method, message=why)
     q, util = cleaned, problem.utility

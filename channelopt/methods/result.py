@@ -21,11 +21,13 @@ increase any leakage, while an interior-point solver's ~1e-9 absolute noise on s
 would otherwise show up as a large *relative* (log-ratio) error."""
 
 
-def clean(q: np.ndarray) -> tuple[np.ndarray | None, str]:
+def clean(q: np.ndarray, negligible: float = NEGLIGIBLE_COLUMN) -> tuple[np.ndarray | None, str]:
     """Remove solver noise. Returns (channel, "") or (None, reason) when the noise is too large.
 
     Cleaning only removes noise below the stated tolerances; the cleaned channel is audited
-    again, so a real violation can never be hidden by it.
+    again, so a real violation can never be hidden by it. Outputs whose entries are all below
+    `negligible` are merged into the most used one (0: none is; a posterior-space optimum's
+    outputs are exact, and one of probability 1e-7 is worth its share of the certified gap).
     """
     q = np.array(q, dtype=float)
     if not np.all(np.isfinite(q)):
@@ -34,11 +36,11 @@ def clean(q: np.ndarray) -> tuple[np.ndarray | None, str]:
         x, y = np.unravel_index(np.argmin(q), q.shape)
         return None, f"entry q[{x}][{y}] = {q[x, y]:.3g} is negative beyond {NEGATIVE_TOL:g}"
     q = np.maximum(q, 0.0)
-    negligible = q.max(axis=0) < NEGLIGIBLE_COLUMN
-    if negligible.any() and not negligible.all():
-        target = int(np.argmax(np.where(negligible, -1.0, q.sum(axis=0))))
-        q[:, target] += q[:, negligible].sum(axis=1)
-        q[:, negligible] = 0.0
+    tiny = q.max(axis=0) < negligible
+    if tiny.any() and not tiny.all():
+        target = int(np.argmax(np.where(tiny, -1.0, q.sum(axis=0))))
+        q[:, target] += q[:, tiny].sum(axis=1)
+        q[:, tiny] = 0.0
     sums = q.sum(axis=1)
     worst = int(np.argmax(np.abs(sums - 1)))
     if abs(sums[worst] - 1) > ROW_TOL:
