@@ -435,6 +435,116 @@ def test_too_few_outputs_at_large_d_merges_within_the_time_limit():
         assert r.channel.shape[1] <= m and r.objective >= r.certificate.bound - 1e-9
 
 
+def chord_by_hand(P, eps, f):
+    """sum_x chord_x(P_x), chord_x the chord of f over the coordinate's range: from
+    max(e^-eps P_x, 1 - sum_{y != x} min(e^eps P_y, 1)) to min(e^eps P_x, 1, 1 - sum_{y != x} e^-eps P_y)."""
+    lo, hi = math.exp(-eps) * P, np.minimum(math.exp(eps) * P, 1.0)
+    a = np.maximum(lo, 1.0 - (hi.sum() - hi))
+    b = np.minimum(hi, 1.0 - (lo.sum() - lo))
+    return float(sum(f(a[x]) + (f(b[x]) - f(a[x])) / (b[x] - a[x]) * (P[x] - a[x]) for x in range(P.size)))
+
+
+SQUARE = {"histogram-mse": lambda s: s * s, "mutual-information": lambda s: s * math.log(s) if s > 0 else 0.0}
+
+
+@pytest.mark.parametrize("kind", ["histogram-mse", "mutual-information"])
+def test_chord_bound_is_above_the_vertex_enumeration_optimum(kind):
+    """LIP's closed-form chord bound against the exact optimum over every vertex, on random priors
+    (capped coordinates included: some P_x > e^-eps)."""
+    rng = np.random.default_rng(17)
+    for _ in range(12):
+        P, eps = random_case(rng)
+        p = co.Problem(prior=P, privacy=[co.LIP(eps)], utility=co.Bayes(kind))
+        _, _, g_enum, _, _ = enumerate_and_solve(p, posterior_rows(p), lip_vertices(P, eps))
+        chord = LIPBox(P, eps).chord_bound(kind)
+        assert chord == pytest.approx(chord_by_hand(P, eps, np.vectorize(SQUARE[kind])), rel=1e-12, abs=1e-14)
+        assert g_enum <= chord + 1e-12
+
+
+@pytest.mark.parametrize("kind", ["histogram-mse", "mutual-information"])
+def test_chord_bound_is_attained_where_exact_subset_sums_exist(kind):
+    """Uniform prior, d = 8, e^eps = 7: a posterior with one symbol at e^eps / 8 and the others at
+    e^-eps / 8 sums to 7/8 + 7/56 = 1, so the 8 such outputs (each symbol reported as itself, the
+    rest spread) use only bounds; the optimum equals the chord bound, e.g. 43/56 = (7/8)^2 + 7 (1/56)^2
+    for histogram-MSE's gain (derived by hand)."""
+    P = np.full(8, 1 / 8)
+    p = co.Problem(prior=P, privacy=[co.LIP(math.log(7))], utility=co.Bayes(kind))
+    _, _, g, b, info = column_generation(p, family_for(p), time_limit=60)
+    hand = 43 / 56 if kind == "histogram-mse" else 7 / 8 * math.log(7 / 8) + 7 / 56 * math.log(1 / 56)
+    assert g == pytest.approx(hand, rel=1e-12)
+    assert b == pytest.approx(hand, rel=1e-12)
+    assert info.get("bound") == "chord"
+
+
+def test_low_loss_columns_are_admissible_vertices_close_to_the_chord():
+    rng = np.random.default_rng(5)
+    P = rng.dirichlet(np.ones(64))
+    eps = 1.0
+    fam = LIPBox(P, eps)
+    V = fam.low_loss("histogram-mse", None, 64, np.random.default_rng(0))
+    assert len(V) >= 60
+    lo, hi = math.exp(-eps) * P, np.minimum(math.exp(eps) * P, 1.0)
+    assert np.all(V >= lo * (1 - 1e-13)) and np.all(V <= hi * (1 + 1e-13))
+    assert np.abs(V.sum(axis=1) - 1).max() < 1e-13
+    inside = (V > lo * (1 + 1e-12)) & (V < hi * (1 - 1e-12))
+    assert inside.sum(axis=1).max() <= 1                          # vertices: one free coordinate
+    f = SQUARE["histogram-mse"]
+    loss = [sum(f(lo[x]) + (f(hi[x]) - f(lo[x])) / (hi[x] - lo[x]) * (v[x] - lo[x]) - f(v[x]) for x in range(64))
+            for v in V]
+    assert np.median(loss) < 1e-10                                # what the meet in the middle buys
+    random_vertices = fam.support(np.random.default_rng(1).normal(size=(64, 64)))[1]
+    loss_random = [sum(f(lo[x]) + (f(hi[x]) - f(lo[x])) / (hi[x] - lo[x]) * (v[x] - lo[x]) - f(v[x])
+                       for x in range(64)) for v in random_vertices]
+    assert np.median(loss_random) > 1e3 * np.median(loss)
+
+
+def test_pivotal_patterns_keep_their_means_and_their_mass():
+    from channelopt.methods.structured import _pivotal
+
+    rng = np.random.default_rng(0)
+    pi, w = rng.uniform(0.05, 0.95, 12), rng.uniform(0.1, 1.0, 12)
+    Z = np.array([_pivotal(pi, w, rng) for _ in range(20000)])
+    assert np.abs(Z.mean(axis=0) - pi).max() < 5 * 0.5 / math.sqrt(20000)   # Monte Carlo, 5 sigma
+    assert np.abs(Z @ w - pi @ w).max() <= w.max() + 1e-12
+
+
+@pytest.mark.parametrize("kind", ["histogram-mse", "mutual-information"])
+def test_separable_lip_at_d64_is_certified_against_the_chord_bound_by_hand(kind):
+    rng = np.random.default_rng(64)
+    P = rng.dirichlet(np.ones(64))
+    p = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Bayes(kind))
+    r = co.solve(p, time_limit=60)
+    assert r.status == "optimal"
+    assert all(r.satisfied.values())
+    chord = chord_by_hand(P, 1.0, np.vectorize(SQUARE[kind]))
+    if kind == "histogram-mse":                 # objective 1 - gain, a minimum
+        assert r.objective >= 1 - chord - 1e-12
+        assert r.objective - (1 - chord) <= 1e-9 * r.objective
+    else:                                       # I(X;Y) = H(P) + gain, a maximum
+        top = -float(P @ np.log(P)) + chord
+        assert r.objective <= top + 1e-12
+        assert top - r.objective <= 1e-9 * r.objective
+    assert r.certificate["bound"] == "chord"
+
+
+def test_pricing_that_gives_up_at_the_node_cap_ends_the_search_with_a_valid_bound(monkeypatch):
+    """The node budget grows 4x a time only up to NODE_MEMORY's cap; a pricing call that gives up
+    there ends the search (no retry at the same budget forever), and the bound stays valid
+    against the vertex-enumeration optimum."""
+    import channelopt.methods.colgen as colgen
+
+    monkeypatch.setattr(colgen, "MAX_NODES", 3)
+    monkeypatch.setattr(colgen, "NODE_MEMORY", 1.0)            # the cap is MAX_NODES itself
+    monkeypatch.setattr(colgen, "LOW_LOSS_COLUMNS", 0)
+    rng = np.random.default_rng(8)
+    P = rng.dirichlet(np.ones(11))
+    p = co.Problem(prior=P, privacy=[co.LIP(0.5)], utility=co.Bayes("histogram-mse"))
+    _, _, g_enum, _, _ = enumerate_and_solve(p, posterior_rows(p), lip_vertices(P, 0.5))
+    _, _, g, b, info = column_generation(p, family_for(p), time_limit=60)
+    assert info.get("stopped") == "max_nodes"
+    assert g <= g_enum + 1e-12 <= b + 2e-12
+
+
 def test_outputs_of_tiny_probability_are_kept_not_merged_into_the_largest():
     """A posterior-space optimum's outputs are exact: one used with probability ~1e-7 is part of
     the optimum, and merging it into the most used output (as solver noise is) would cost its

@@ -42,6 +42,15 @@ ASCENT, ASCENT_RUN = frozenset({"histogram-mse"}), 10
 most ASCENT_RUN rounds in a row (then a branch and bound round moves the bound). Measured at
 d = 64 under LIP: histogram-MSE reaches its gap 2-3x sooner; mutual information cycled without
 progress, LDP gained nothing, so they price by branch and bound only."""
+LOW_LOSS_COLUMNS, LOW_LOSS_BATCH = 8, 2
+"""Separable utilities under LIP add up to LOW_LOSS_COLUMNS * d `LIPBox.low_loss` vertices, the
+columns that approach the closed-form chord bound, LOW_LOSS_BATCH * d a round, before pricing."""
+NODE_MEMORY = 1.5e9
+"""Bytes for the nodes of one pricing call (each holds four d-vectors, about 32 d + 400 bytes; a
+search keeps at most about twice its budget open): the node budget, multiplied by 4 each time a
+pricing call gives up, stops at NODE_MEMORY / (32 d + 400) (d = 64: 612,745 nodes), and a call that
+gives up there ends the search (`stopped = "max_nodes"`). Unbounded, a mutual-information solve
+under LIP at d = 64 (eps = 2, 120 s) grew past 5 GB."""
 PRUNE = {"lip": (12, 4), "ldp": (4, 2)}
 """Per family (at, keep): unused columns beyond at * d are pruned to keep * d (largest reduced costs
 kept). Measured on bayes-mse at d = 256 (first seed, two solves side by side): under LDP, (4, 2)
@@ -260,6 +269,10 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
     """The column generation loop. Returns (master, w, value, bound, info) in the loop's units."""
     master = Master(P, np.argsort(sc.h, kind="stable") if sc.kind == "bayes-mse" and sc.h is not None else None)
     cols = fam.initial(sc.h)
+    chord = fam.chord_bound(sc.kind) if sc.kind in SEPARABLE else np.inf
+    low_left = LOW_LOSS_COLUMNS * P.size if np.isfinite(chord) else 0
+    low_rng = np.random.default_rng(0)                 # reproducible columns, so reproducible results
+    low_gap = np.inf
     if start is not None:
         cols = np.vstack([cols, start[0]])          # (columns, duals, weights) of the merged problem
     master.add(cols, sc.phi(cols))
@@ -268,7 +281,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
     value, bound = -np.inf, np.inf
     w = np.zeros(len(cols))
     mu_best, alpha = None, SMOOTHING
-    node_budget = MAX_NODES
+    node_budget, node_cap = MAX_NODES, max(MAX_NODES, int(NODE_MEMORY / (32 * P.size + 400)))
     ascents, run, last = 0, 0, np.zeros((0, P.size))
     if start is not None and start[1] is not None:
         priced = fam.price(sc.kind, start[1], sc.h, deadline=deadline)
@@ -282,11 +295,18 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
         # price only as exactly as this round needs: to a quarter of the gap target, and stop at
         # a column worth half of the open bound (the bound returned is valid either way)
         tol = 0.25 * gap_tol * max(_objective(sc.kind, value, P), 1e-12)
-        new = _ascent_columns(fam, sc, mu, np.vstack([master.V[w > 0], last]), tol) if run < ASCENT_RUN \
-            else np.zeros((0, P.size))
-        if len(new):
-            ascents, run = ascents + 1, run + 1
-        else:
+        if _natural_gap(sc.kind, value, chord, P) <= gap_tol:
+            break                                      # certified by the closed-form chord bound
+        new = np.zeros((0, P.size))
+        if low_left > 0 and chord - value < 0.5 * low_gap:   # approach the chord bound while it halves a batch
+            new = fam.low_loss(sc.kind, mu, min(low_left, LOW_LOSS_BATCH * P.size), low_rng, deadline)
+            low_left, low_gap = low_left - LOW_LOSS_BATCH * P.size, chord - value
+            if progress is not None:
+                progress(rounds, _natural_gap(sc.kind, value, min(bound, chord), P))
+        elif run < ASCENT_RUN:
+            new = _ascent_columns(fam, sc, mu, np.vstack([master.V[w > 0], last]), tol)
+            ascents, run = (ascents + 1, run + 1) if len(new) else (ascents, run)
+        if not len(new):
             run = 0
             # Wentges smoothing: price at a point between the master's duals and the best dual
             # point found so far (the one with the lowest bound); any mu gives a valid bound.
@@ -297,10 +317,10 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
             b_sep = float(mu_sep @ P + priced.upper)
             if b_sep < bound:
                 bound, mu_best = b_sep, mu_sep
-            rel = _natural_gap(sc.kind, value, bound, P)
+            rel = _natural_gap(sc.kind, value, min(bound, chord), P)
             if progress is not None:
                 progress(rounds, rel)
-            if rel <= gap_tol or bound - value <= 1e-13:
+            if rel <= gap_tol or min(bound, chord) - value <= 1e-13:
                 break
             new = priced.columns
             if len(new):
@@ -309,8 +329,8 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
                 if alpha > 0 and mu_best is not None:      # mis-pricing: price at the master's duals
                     alpha = 0.0 if alpha < 0.1 else alpha / 2
                     continue
-                if priced.stopped == "max_nodes" and time.perf_counter() < deadline:
-                    node_budget *= 4                       # the pricing gave up, not converged: search deeper
+                if priced.stopped == "max_nodes" and time.perf_counter() < deadline and node_budget < node_cap:
+                    node_budget = min(4 * node_budget, node_cap)   # the pricing gave up, not converged: search deeper
                     continue
                 stopped = priced.stopped or "pricing found no improving column"
                 break
@@ -328,6 +348,9 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
             master.prune(mu, np.r_[w, np.zeros(len(new))], keep * P.size)
     master.mu_best = mu_best
     info = {"rounds": rounds, "ascent_rounds": ascents, "columns": len(master.V), "pricing_nodes": nodes, "pricing": fam.name + "-structured"}
+    if chord < bound:
+        bound = chord
+        info["bound"] = "chord"
     if stopped:
         info["stopped"] = stopped
     return master, w, value, bound, info

@@ -34,8 +34,11 @@ from __future__ import annotations
 import heapq
 import time
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import combinations
 
 import numpy as np
+from scipy import sparse
 
 PRICING_TOL = 1e-10
 """Relative tolerance of the pricing optimum (scaled by the size of phi)."""
@@ -46,6 +49,12 @@ VERTEX_MAX_D = 16
 """LDP with a separable utility uses its 2^d - 2 closed-form vertices up to this d."""
 TAU_WIDE = 1.001
 """LDP nodes whose tau interval is wider than this ratio split tau first."""
+LOW_LOSS_TUNING, LOW_LOSS_DEPTH = 32, 4
+"""`LIPBox.low_loss`: the size of each of its two random tuning sets and how many coordinates of
+each it flips (41,449 subset sums a side, 1.7e9 combinations)."""
+LOW_LOSS_KEEP = 16
+"""`LIPBox.low_loss` keeps, of the matches with the LOW_LOSS_KEEP least losses, the one with the
+largest reduced cost."""
 MAX_COLUMNS = 200
 """Columns with a positive reduced cost returned by one pricing call, best first. Measured on
 bayes-mse under LIP at d = 256 (Dirichlet and Zipf priors, eps 0.5..4): 40 columns needed up to
@@ -202,6 +211,17 @@ class Family:
         """The posteriors of the notion's closed-form mechanism, where they are admissible."""
         return np.zeros((0, self.d))
 
+    def chord_bound(self, kind: str) -> float:
+        """A closed-form upper bound on the gain `sum_y Pr(y) phi(post_y)` of every channel
+        (separable phi), or inf where the family has none."""
+        return np.inf
+
+    def low_loss(self, kind: str, mu: np.ndarray | None, n: int, rng: np.random.Generator,
+                 deadline: float = np.inf) -> np.ndarray:
+        """Vertices (rows) that nearly attain `chord_bound`, chosen by their reduced cost at the
+        duals mu (None: the chord slopes); none where the family has no such bound."""
+        return np.zeros((0, self.d))
+
 
 class LIPBox(Family):
     """eps-LIP with G = X: `lo <= u <= hi` on `P . u = 1`."""
@@ -243,6 +263,120 @@ class LIPBox(Family):
 
     def _price_separable(self, f, mu, stop):
         return _box_bnb(self.P, f, mu, stop, self.lo, self.hi)
+
+    def extent(self) -> tuple[np.ndarray, np.ndarray]:
+        """The range `[a_x, b_x]` of each posterior coordinate over K (mass units): the box
+        `[P lo, P hi]` cut by what the other coordinates' bounds leave of the unit mass."""
+        a, b = self.P * self.lo, self.P * self.hi
+        return np.maximum(a, 1.0 - (b.sum() - b)), np.minimum(b, 1.0 - (a.sum() - a))
+
+    def chord_bound(self, kind):
+        """`sum_x chord_x(P_x)`, with chord_x the chord of f over the coordinate's range: every
+        admissible posterior has `f(v_x) <= chord_x(v_x)` (f convex) and chords are affine, so
+        `sum_y Pr(y) phi(post_y) <= sum_x chord_x(sum_y Pr(y) post_y[x]) = sum_x chord_x(P_x)`.
+        It is the dual point `mu = chord slopes`, whose pricing maximum is known in closed form.
+        A channel attains it when every posterior has all coordinates at a bound: equality holds
+        only through exact subset sums of the coordinates' widths, so it is approached (`low_loss`),
+        and the column generation stops once the gap to it is within its target."""
+        f = SEPARABLE[kind]
+        a, b = self.extent()
+        width = b - a
+        slope = np.where(width > 0, (f(b) - f(a)) / np.where(width > 0, width, 1.0), 0.0)
+        return float(np.sum(f(a) + slope * (self.P - a)))
+
+    def low_loss(self, kind, mu, n, rng, deadline=np.inf):
+        """Up to n vertices whose free coordinate sits within a hair of a bound, so that their
+        chord loss `chord_k(v_k) - f(v_k)` is tiny: the columns that approach `chord_bound`.
+
+        Each starts from a random pattern of coordinates at their upper bound, each included with
+        the probability that keeps the prior as the pattern's mean (`pi_x = (P_x - a_x) / w_x`);
+        a small-width coordinate k absorbs the mass left over. Flipping up to LOW_LOSS_DEPTH
+        coordinates of each of two disjoint random tuning sets, matched by a meet in the middle
+        over their sorted subset sums, brings what k absorbs to within about
+        `spread / (#subsets)^2` of one of k's bounds. Of the matches (one or two per subset of
+        the first set), the one with the largest reduced cost `phi(v) - mu . v` is kept: at the
+        master's duals this steers the patterns toward the mixture the master lacks.
+        """
+        d = self.d
+        half = min(LOW_LOSS_TUNING, (d - 1) // 2)
+        if half < 1:
+            return np.zeros((0, d))
+        f = SEPARABLE[kind]
+        a, b = self.extent()
+        w = b - a
+        B = 1.0 - a.sum()
+        pi = np.clip((self.P - a) / np.where(w > 0, w, 1.0), 0.0, 1.0)
+        # a coordinate whose top is cut by the mass (e^eps P_x > 1 - sum of the others' lower
+        # bounds) reaches it only with every other one at its lower bound: that vertex is one of
+        # `initial`'s; the patterns here keep it at a_x and give the others their mean given it
+        cut = b < self.P * self.hi * (1 - 1e-12)
+        share_cut = float(pi[cut].sum())
+        if cut.any() and share_cut < 1.0:
+            given = (self.P - a * share_cut) / (1.0 - share_cut)
+            pi = np.where(cut, 0.0, np.clip((given - a) / np.where(w > 0, w, 1.0), 0.0, 1.0))
+        slope = (f(b) - f(a)) / np.where(w > 0, w, 1.0)
+        mu = slope if mu is None else mu
+        ga, gb = f(a) - mu * a, f(b) - mu * b
+        # the free coordinate: one whose loss grows slowest away from a bound, `cost * distance`
+        cost_lo, cost_hi = slope - SLOPE[kind](a), SLOPE[kind](b) - slope
+        cost = np.minimum(cost_lo, cost_hi)
+        movable = np.flatnonzero(~cut) if cut.any() and share_cut < 1.0 else np.arange(d)
+        half = min(half, (movable.size - 1) // 2)
+        if half < 1:
+            return np.zeros((0, d))
+        subsets, M = _subset_matrix(half, LOW_LOSS_DEPTH)
+        free = movable[cost[movable] <= 2.0 * np.sort(cost[movable])[max(1, movable.size // 8) - 1]]
+        # k ends at its cheaper bound; the others' patterns are drawn with `pi_k - share * up_k`
+        # left for them, so that every coordinate keeps its mean pi across the columns
+        share = 1.0 / free.size
+        up = np.where(np.isclose(cost_lo, cost_hi, rtol=1e-9), pi, (cost_hi < cost_lo).astype(float))
+        rest = pi.copy()
+        rest[free] = (pi[free] - share * up[free]) / (1.0 - share) if free.size > 1 else pi[free]
+        bad = (rest < 0.0) | (rest > 1.0)
+        up[bad], rest[bad] = pi[bad], pi[bad]          # not compensable: k's bound drawn with pi_k
+        drift = getattr(self, "_drift", np.zeros(d))
+        rest = np.clip(rest - drift, 0.0, 1.0)
+        out = []
+        for _ in range(n):
+            if time.perf_counter() > deadline:
+                break
+            z = _pivotal(rest, w, rng)
+            k = int(rng.choice(free))
+            target = w[k] if rng.random() < up[k] else 0.0
+            T = rng.permutation(movable[movable != k])[:2 * half].reshape(2, half)
+            left = B - float(w @ z) + z[k] * w[k]                 # mass k absorbs above a_k
+            D = np.where(z[T], w[T], -w[T])                       # what flipping each item adds
+            G = np.where(z[T], ga[T] - gb[T], gb[T] - ga[T])      # and to the reduced cost
+            first, second = M @ D[0], M @ D[1]                    # subset sums of each side
+            o1, o2 = np.argsort(first)[::-1], np.argsort(second)
+            f_sorted, s_sorted = first[o1], second[o2]
+            g_first, g_second = (M @ G[0])[o1], (M @ G[1])[o2]
+            pos = np.searchsorted(s_sorted, target - left - f_sorted)   # ascending queries
+            j = np.clip(pos[None, :] + np.array([[-1], [0]]), 0, s_sorted.size - 1)    # two neighbours
+            raw = left + f_sorted + s_sorted[j]
+            mass = np.clip(raw, 0.0, w[k])
+            vk = a[k] + mass
+            loss = np.where(np.abs(raw - mass) <= 1e-15, f(a[k]) + slope[k] * mass - f(vk), np.inf)
+            if not np.isfinite(loss.min()):
+                continue
+            # the largest reduced cost among the LOW_LOSS_KEEP matches of least loss
+            keep = min(LOW_LOSS_KEEP, loss.size - 1)
+            r, i = np.unravel_index(np.argpartition(loss.ravel(), keep)[:keep + 1], loss.shape)
+            val = np.where(np.isfinite(loss[r, i]), g_first[i] + g_second[j[r, i]] + f(vk[r, i]) - mu[k] * vk[r, i], -np.inf)
+            r, i = r[np.argmax(val)], i[np.argmax(val)]
+            best = (int(o1[i]), int(o2[j[r, i]]), float(mass[r, i]))
+            for side, j in enumerate(best[:2]):
+                z[T[side, list(subsets[j])]] ^= True
+            v = np.where(z, b, a)
+            v[k] = a[k] + best[2]
+            out.append(v)
+        out = np.array(out).reshape(-1, d)
+        box_lo, box_hi = self.P * self.lo, self.P * self.hi
+        out = out[np.all(out >= box_lo * (1 - 1e-12), axis=1) & np.all(out <= box_hi * (1 + 1e-12), axis=1)
+                  & (np.abs(out.sum(axis=1) - 1.0) <= 1e-12)]     # admissible, or not a column
+        if len(out):
+            self._drift = drift + (((out - a) / np.where(w > 0, w, 1.0)).mean(axis=0) - pi)
+        return out
 
 
 def _box_bnb(P, f, mu, stop, lo, hi, eps: float | None = None) -> Priced:
@@ -328,6 +462,43 @@ def _box_bnb(P, f, mu, stop, lo, hi, eps: float | None = None) -> Priced:
                 counter += 1
                 heapq.heappush(heap, (-ub[i], counter, Ls[i], Rs[i], T1s[i], T2s[i], U[i], gap[i], adm[i]))
     return Priced(cols.best, _upper(cols.best, tol, heap), cols.top(), nodes, stopped)
+
+
+def _pivotal(pi: np.ndarray, w: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A random 0/1 pattern z with `E z = pi` and `w . z` within one width of `w . pi` (the
+    pivotal method of balanced sampling, Deville and Tille 1998): a running fractional coordinate
+    trades mass with the next one, in random order, until one of them is 0 or 1, moving up or
+    down with the probabilities that keep each coordinate's expectation; the one left fractional
+    is rounded at random."""
+    u = pi.astype(float).tolist()
+    wl = w.tolist()
+    order = rng.permutation(len(u)).tolist()
+    coins = rng.random(len(u)).tolist()
+    r = order[0]
+    for x, coin in zip(order[1:], coins):
+        ur, ux, wr, wx = u[r], u[x], wl[r], wl[x]
+        up = min((1.0 - ur) * wr, ux * wx)          # mass moved raising r, lowering x
+        down = min(ur * wr, (1.0 - ux) * wx)        # and the other way
+        if up + down <= 0.0:
+            r = x if 0.0 < ux < 1.0 else r
+            continue
+        t = up if coin * (up + down) < down else -down
+        ur, ux = ur + t / wr, ux - t / wx
+        u[r], u[x] = ur, ux
+        r = r if 1e-12 < ur < 1.0 - 1e-12 else x
+    z = np.array(u) > 0.5
+    z[r] = rng.random() < u[r]                      # the last fractional one, rounded at random
+    return z
+
+
+@lru_cache(maxsize=4)
+def _subset_matrix(m: int, depth: int) -> tuple[list, sparse.csr_array]:
+    """The subsets of range(m) of at most `depth` elements and their incidence matrix (rows)."""
+    subsets = [c for r in range(depth + 1) for c in combinations(range(m), r)]
+    sizes = np.array([len(c) for c in subsets])
+    members = np.fromiter((i for c in subsets for i in c), dtype=np.int64, count=int(sizes.sum()))
+    return subsets, sparse.csr_array((np.ones(members.size), members, np.r_[0, np.cumsum(sizes)]),
+                                     shape=(len(subsets), m))
 
 
 def _fill(P: np.ndarray, L: np.ndarray, R: np.ndarray, ratio: np.ndarray) -> np.ndarray:
