@@ -564,3 +564,72 @@ def test_outputs_of_tiny_probability_are_kept_not_merged_into_the_largest():
     r = co.solve(p, time_limit=60)
     assert r.status == "optimal"
     assert r.objective == pytest.approx(1 - g, rel=1e-12)
+
+
+def counts_prior(rng, d, total):
+    """A prior of counts n_x / N (every n_x >= 1), as frequency data gives."""
+    n = 1 + rng.multinomial(total - d, rng.dirichlet(np.ones(d)))
+    return n / n.sum()
+
+
+@pytest.mark.parametrize("kind", ["histogram-mse", "mutual-information"])
+def test_lattice_pricing_matches_brute_force_over_every_vertex(kind):
+    """Priors of counts price by dynamic programming over whole units: exact against every vertex."""
+    rng = np.random.default_rng(21)
+    for _ in range(30):
+        d = int(rng.integers(3, 10))
+        P = counts_prior(rng, d, int(rng.integers(d, 60)))
+        eps = float(rng.uniform(0.1, 1.5))
+        fam = LIPBox(P, eps)
+        if fam.units is None:                               # a capped coordinate: e^eps P_x >= 1
+            assert np.any(np.exp(eps) * P >= 1)
+            continue
+        V = lip_vertices(P, eps)
+        mu = rng.normal(size=d) * 0.05 + (2 * P if kind == "histogram-mse" else np.log(P) + 1) - 0.02
+        priced = fam.price(kind, mu)
+        truth = (phi(kind, V, None) - V @ mu).max()
+        assert priced.best == pytest.approx(truth, abs=1e-12)
+        assert priced.upper >= truth - 1e-15
+        improving = (phi(kind, V, None) - V @ mu > 1e-9).sum()
+        assert 1 <= len(priced.columns) <= 16 if improving else len(priced.columns) == 0
+        if improving:                       # admissible vertices, the best first, all improving
+            cols = priced.columns
+            assert all(np.abs(V - c).max(axis=1).min() < 1e-12 for c in cols)
+            rc = phi(kind, cols, None) - cols @ mu
+            assert rc[0] == pytest.approx(truth, abs=1e-12) and rc.min() > 0
+
+
+def test_units_are_found_for_counts_only():
+    rng = np.random.default_rng(4)
+    P = counts_prior(rng, 12, 500)
+    assert LIPBox(P, 0.5).units is not None
+    assert (LIPBox(P, 0.5).units / LIPBox(P, 0.5).units.sum() == pytest.approx(P, rel=1e-12))
+    assert LIPBox(rng.dirichlet(np.ones(12)), 0.5).units is None       # irrational masses
+    assert LIPBox(np.array([0.5, 0.25, 0.25]), 1.0).units is None       # e^eps * 0.5 >= 1: a cut top
+
+
+@pytest.mark.parametrize("kind", ["histogram-mse", "mutual-information"])
+def test_lattice_priors_certify_against_vertex_enumeration_and_at_tdsc_sizes(kind):
+    rng = np.random.default_rng(9)
+    for d in (5, 8, 10):
+        P = counts_prior(rng, d, 40)
+        p = co.Problem(prior=P, privacy=[co.LIP(0.8)], utility=co.Bayes(kind))
+        _, _, g_enum, _, _ = enumerate_and_solve(p, posterior_rows(p), lip_vertices(P, 0.8))
+        _, _, g, b, _ = column_generation(p, family_for(p), time_limit=60)
+        assert g == pytest.approx(g_enum, rel=1e-10, abs=1e-12)
+        assert b >= g_enum - 1e-12
+    # LIP-TDSC Fig 10(a): P_x ~ x + 1 at |X| = 40, eps = 1: certified, no worse than GRR (eps-LDP,
+    # hence eps-LIP; RR-LIP of Thm 3 is not LIP here) nor better than the chord bound
+    d = 40
+    P = np.arange(1, d + 1) / (d * (d + 1) / 2)
+    p = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Bayes(kind))
+    r = co.solve(p, time_limit=60)
+    assert r.status == "optimal" and r.certificate["gap"] <= 1e-9 * abs(r.objective)
+    q = np.full((d, d), 1 / (math.e + d - 1))
+    np.fill_diagonal(q, math.e / (math.e + d - 1))
+    rr = p.utility.evaluate(p, q)
+    chord = chord_by_hand(P, 1.0, np.vectorize(SQUARE[kind]))
+    if kind == "histogram-mse":
+        assert 1 - chord - 1e-12 <= r.objective <= rr + 1e-12
+    else:
+        assert rr - 1e-12 <= r.objective <= -float(P @ np.log(P)) + chord + 1e-12

@@ -32,9 +32,11 @@ reports the largest bound of its open nodes.
 from __future__ import annotations
 
 import heapq
+import math
 import time
 from dataclasses import dataclass
-from functools import lru_cache
+from fractions import Fraction
+from functools import cached_property, lru_cache
 from itertools import combinations
 
 import numpy as np
@@ -49,6 +51,10 @@ VERTEX_MAX_D = 16
 """LDP with a separable utility uses its 2^d - 2 closed-form vertices up to this d."""
 TAU_WIDE = 1.001
 """LDP nodes whose tau interval is wider than this ratio split tau first."""
+LATTICE_MAX, LATTICE_WORK, LATTICE_COLUMNS = 10**6, 3 * 10**8, 16
+"""`LIPBox.units`: the largest common denominator of a prior of counts, and the largest
+`d^2 sum(n)` priced by `_price_lattice` (about a second a call); it returns up to LATTICE_COLUMNS
+columns a call."""
 LOW_LOSS_TUNING, LOW_LOSS_DEPTH = 32, 4
 """`LIPBox.low_loss`: the size of each of its two random tuning sets and how many coordinates of
 each it flips (41,449 subset sums a side, 1.7e9 combinations)."""
@@ -262,7 +268,29 @@ class LIPBox(Family):
         return V
 
     def _price_separable(self, f, mu, stop):
+        if self.units is not None:
+            return _price_lattice(self, f, mu, stop)
         return _box_bnb(self.P, f, mu, stop, self.lo, self.hi)
+
+    @cached_property
+    def units(self) -> np.ndarray | None:
+        """Integers n with `P = n / sum(n)` when the prior's masses are counts over a common
+        denominator of at most LATTICE_MAX, no coordinate's upper bound is cut (`e^eps P_x < 1`)
+        and `d^2 sum(n) <= LATTICE_WORK`; else None. Then every width `w_x = (e^eps - e^-eps) P_x`
+        is n_x units, and a vertex's coordinates at their upper bound sum to an integer number of
+        units: `_price_lattice` prices exactly by dynamic programming over those integers."""
+        if np.any(np.exp(self.eps) * self.P >= 1.0):
+            return None
+        N = 1
+        for p in self.P:
+            N = math.lcm(N, Fraction(float(p)).limit_denominator(LATTICE_MAX).denominator)
+            if N > LATTICE_MAX:
+                return None
+        n = np.rint(self.P * N)
+        if np.any(n < 1) or np.abs(n / N - self.P).max() > 1e-12 * self.P.max() \
+                or self.d ** 2 * n.sum() > LATTICE_WORK:
+            return None
+        return n.astype(np.int64)
 
     def extent(self) -> tuple[np.ndarray, np.ndarray]:
         """The range `[a_x, b_x]` of each posterior coordinate over K (mass units): the box
@@ -377,6 +405,81 @@ class LIPBox(Family):
         if len(out):
             self._drift = drift + (((out - a) / np.where(w > 0, w, 1.0)).mean(axis=0) - pi)
         return out
+
+
+def _price_lattice(fam: LIPBox, f, mu: np.ndarray, stop: _Stop) -> Priced:
+    """Exact `max_v phi(v) - mu . v` over LIP's vertices when the widths are whole numbers of one
+    unit (`LIPBox.units`): a vertex is a set H of coordinates at their upper bound and one free
+    coordinate k absorbing `B - unit * sum_H n` (B = 1 - sum a), which must lie in [0, w_k].
+    For every k at once, `best[k, s]` is the largest `sum_H (g_x(b_x) - g_x(a_x))` over sets H
+    of the other coordinates with `sum_H n = s` (0/1 knapsack by dynamic programming, one pass
+    per coordinate over a d x (sum n + 1) table), `g_x(v) = f(v) - mu_x v`; each k then reads
+    its window of s. The best columns are rebuilt by a second pass with decisions kept."""
+    d, n = fam.d, fam.units
+    assert n is not None
+    a, b = fam.P * fam.lo, fam.P * fam.hi
+    unit = float((b - a).sum() / n.sum())
+    B = 1.0 - a.sum()
+    ga, gb = f(a) - mu * a, f(b) - mu * b
+    gain = gb - ga
+    total = int(n.sum())
+    best = np.full((d, total + 1), -np.inf)
+    best[:, 0] = 0.0
+    for x in range(d):
+        m = int(n[x])
+        cand = best[:, :-m] + gain[x]
+        cand[x] = best[x, m:]                       # row x leaves coordinate x out
+        np.maximum(best[:, m:], cand, out=best[:, m:])
+    found = []                                      # (value, k, s)
+    for k in range(d):
+        lo_s = max(0, math.ceil((B - (b[k] - a[k])) / unit - 1e-9))
+        hi_s = min(total, math.floor(B / unit + 1e-9))
+        if hi_s < lo_s:
+            continue
+        sums = np.arange(lo_s, hi_s + 1)
+        vk = np.clip(a[k] + B - unit * sums, a[k], b[k])
+        vals = ga.sum() - ga[k] + best[k, sums] + f(vk) - mu[k] * vk
+        for i in np.flatnonzero(np.isfinite(vals)):
+            found.append((float(vals[i]), k, int(sums[i])))
+    if not found:
+        return Priced(-np.inf, -np.inf, np.zeros((0, d)))
+    found.sort(key=lambda t: -t[0])
+    top = found[0][0]
+    tol = stop.resolve(_scale(f, mu, d))
+    cols = _Columns(d, tol)
+    chosen = [t for t in found[:LATTICE_COLUMNS] if t[0] > tol]         # improving columns only
+    for k in sorted({t[1] for t in chosen}):
+        V = _lattice_vertices(a, b, n, gain, k, [t[2] for t in chosen if t[1] == k])
+        cols.add((f(V) - mu * V).sum(axis=1), V)
+    # exact up to the round-off of d-term sums
+    return Priced(top, top + 1e-13 * _scale(f, mu, d), cols.top(), d)
+
+
+def _lattice_vertices(a, b, n, gain, k: int, sums: list[int]) -> np.ndarray:
+    """The vertices of `_price_lattice`'s best sets H (one per entry of sums) for free coordinate k:
+    the knapsack over the other coordinates again, keeping each step's decisions, then traced back."""
+    d, total = n.size, int(n.sum())
+    row = np.full(total + 1, -np.inf)
+    row[0] = 0.0
+    take = np.zeros((d, total + 1), dtype=bool)
+    for x in range(d):
+        m = int(n[x])
+        if x == k:
+            continue
+        cand = row[:-m] + gain[x]
+        take[x, m:] = cand > row[m:]
+        row[m:] = np.where(take[x, m:], cand, row[m:])
+    out = []
+    for s in sums:
+        z = np.zeros(d, dtype=bool)
+        for x in range(d - 1, -1, -1):
+            if s >= n[x] and take[x, s]:
+                z[x] = True
+                s -= int(n[x])
+        v = np.where(z, b, a)
+        v[k] = 1.0 - (v.sum() - v[k])
+        out.append(v)
+    return np.array(out)
 
 
 def _box_bnb(P, f, mu, stop, lo, hi, eps: float | None = None) -> Priced:
