@@ -238,6 +238,9 @@ class LIPBox(Family):
         super().__init__(P, eps)
         self.lo = np.full(self.d, np.exp(-self.eps))
         self.hi = np.minimum(np.exp(self.eps), 1.0 / self.P)
+        self.drift = np.zeros(self.d)
+        """How far `low_loss`'s columns so far have strayed from the patterns' target mean (their
+        flips favour some coordinates): later patterns are drawn that much the other way."""
 
     def support(self, G):
         G = np.atleast_2d(np.asarray(G, dtype=float))
@@ -316,14 +319,16 @@ class LIPBox(Family):
         """Up to n vertices whose free coordinate sits within a hair of a bound, so that their
         chord loss `chord_k(v_k) - f(v_k)` is tiny: the columns that approach `chord_bound`.
 
-        Each starts from a random pattern of coordinates at their upper bound, each included with
-        the probability that keeps the prior as the pattern's mean (`pi_x = (P_x - a_x) / w_x`);
-        a small-width coordinate k absorbs the mass left over. Flipping up to LOW_LOSS_DEPTH
-        coordinates of each of two disjoint random tuning sets, matched by a meet in the middle
-        over their sorted subset sums, brings what k absorbs to within about
-        `spread / (#subsets)^2` of one of k's bounds. Of the matches (one or two per subset of
-        the first set), the one with the largest reduced cost `phi(v) - mu . v` is kept: at the
-        master's duals this steers the patterns toward the mixture the master lacks.
+        Each starts from a pattern of coordinates at their upper bound drawn by the pivotal method
+        (`_pivotal`: the patterns average to `pi_x = (P_x - a_x) / w_x`, less `drift`, and their
+        mass is within one width of the target). The free coordinate k is one whose loss grows
+        slowest away from a bound and ends at its cheaper bound (the others' means compensate).
+        Flipping up to LOW_LOSS_DEPTH coordinates of each of two disjoint random tuning sets,
+        matched by a meet in the middle over their sorted subset sums, brings what k absorbs to
+        within about `spread / (#subsets)^2` of that bound. Of the LOW_LOSS_KEEP matches of least
+        loss, the one with the largest reduced cost `phi(v) - mu . v` is kept: at the master's
+        duals this steers the patterns toward the mixture the master lacks. Coordinates whose top
+        is cut by the mass stay at their lower bound (their top vertex is one of `initial`'s).
         """
         d = self.d
         half = min(LOW_LOSS_TUNING, (d - 1) // 2)
@@ -362,8 +367,7 @@ class LIPBox(Family):
         rest[free] = (pi[free] - share * up[free]) / (1.0 - share) if free.size > 1 else pi[free]
         bad = (rest < 0.0) | (rest > 1.0)
         up[bad], rest[bad] = pi[bad], pi[bad]          # not compensable: k's bound drawn with pi_k
-        drift = getattr(self, "_drift", np.zeros(d))
-        rest = np.clip(rest - drift, 0.0, 1.0)
+        rest = np.clip(rest - self.drift, 0.0, 1.0)
         out = []
         for _ in range(n):
             if time.perf_counter() > deadline:
@@ -403,7 +407,7 @@ class LIPBox(Family):
         out = out[np.all(out >= box_lo * (1 - 1e-12), axis=1) & np.all(out <= box_hi * (1 + 1e-12), axis=1)
                   & (np.abs(out.sum(axis=1) - 1.0) <= 1e-12)]     # admissible, or not a column
         if len(out):
-            self._drift = drift + (((out - a) / np.where(w > 0, w, 1.0)).mean(axis=0) - pi)
+            self.drift += ((out - a) / np.where(w > 0, w, 1.0)).mean(axis=0) - pi
         return out
 
 
