@@ -547,23 +547,28 @@ def test_pricing_that_gives_up_at_the_node_cap_ends_the_search_with_a_valid_boun
 
 def test_outputs_of_tiny_probability_are_kept_not_merged_into_the_largest():
     """A posterior-space optimum's outputs are exact: one used with probability ~1e-7 is part of
-    the optimum, and merging it into the most used output (as solver noise is) would cost its
-    share of the certified gap. Zipf prior, d = 64, LIP eps = 1, histogram-MSE: the returned
-    channel's MSE is the column generation's own, to round-off."""
-    from channelopt.methods.result import clean
+    the optimum, and merging it into the most used output (as solver noise is) costs its share of
+    the certified gap. An optimum with one output split in two (the same posterior; the new one
+    with probability 1.5e-7: the same channel value) keeps its value through the result."""
+    from channelopt.methods.frontend import bayes_result
+    from channelopt.methods.result import PosteriorSolution, clean
 
-    rng = np.random.default_rng([64, 0, 100, 1])
-    P = np.arange(1, 65) ** -1.1
-    P = rng.permutation(P / P.sum())
+    rng = np.random.default_rng(12)
+    P = rng.dirichlet(np.ones(10))
     p = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Bayes("histogram-mse"))
-    V, w, g, _, _ = column_generation(p, family_for(p), time_limit=60)
-    q = (w[w > 0, None] * V[w > 0] / P[None, :]).T
-    assert q.max(axis=0).min() < 1e-6                             # an output the old cleaning merged
+    V, w, g, b, info = column_generation(p, family_for(p), time_limit=60)
+    V, w = V[w > 0], w[w > 0]
+    small = int(np.argmin(w))                                     # split an output other than the largest
+    V = np.vstack([V, V[small]])
+    w = np.r_[w, 1.5e-7]
+    w[small] -= 1.5e-7
+    q = (w[:, None] * V / P[None, :]).T
+    assert q.max(axis=0).min() < 1e-6 and p.utility.gain(p, q) == pytest.approx(g, rel=1e-13)
     merged, _ = clean(q)
-    assert p.utility.gain(p, merged) < g - 1e-9                   # what merging would have cost
-    r = co.solve(p, time_limit=60)
+    assert p.utility.gain(p, merged) < g - 1e-11                   # what merging would have cost
+    r = bayes_result(p, q, PosteriorSolution(V, w, g, b, info), [], "posterior-lp")
+    assert r.objective == pytest.approx(1 - g, rel=1e-13)
     assert r.status == "optimal"
-    assert r.objective == pytest.approx(1 - g, rel=1e-12)
 
 
 def counts_prior(rng, d, total):
@@ -633,3 +638,28 @@ def test_lattice_priors_certify_against_vertex_enumeration_and_at_tdsc_sizes(kin
         assert 1 - chord - 1e-12 <= r.objective <= rr + 1e-12
     else:
         assert rr - 1e-12 <= r.objective <= -float(P @ np.log(P)) + chord + 1e-12
+
+
+def test_master_lp_stopped_by_the_deadline_returns_a_feasible_iterate_no_worse_than_before():
+    """Past the deadline HiGHS stops the warm primal simplex: its iterate is still a channel
+    (sum_i w_i u_i = 1, w >= 0) at least as good as the previous optimum, and no duals come back."""
+    import time as _time
+
+    from channelopt.methods.colgen import Master
+
+    rng = np.random.default_rng(3)
+    d = 384
+    P = rng.dirichlet(np.ones(d))
+    fam = LIPBox(P, 1.0)
+    master = Master(P)
+    cols = fam.initial()
+    master.add(cols, phi("mutual-information", cols, None))
+    w0, mu0 = master.solve()
+    assert mu0 is not None
+    before = float(master.gains @ w0)
+    new = fam.low_loss("mutual-information", mu0, d // 2, np.random.default_rng(0))
+    master.add(new, phi("mutual-information", new, None))
+    w, mu = master.solve(deadline=_time.perf_counter() - 1.0)
+    assert mu is None                                              # stopped, not solved
+    assert w.min() >= 0 and np.abs(w @ (master.V / P) - 1).max() < 1e-8
+    assert float(master.gains @ w) >= before - 1e-12

@@ -128,10 +128,18 @@ class Master:
         self.V = np.vstack([self.V, V])
         self.gains = np.concatenate([self.gains, gains])
 
-    def solve(self) -> tuple[np.ndarray, np.ndarray]:
-        """(weights w, duals mu in posterior coordinates)."""
+    def solve(self, deadline: float = np.inf) -> tuple[np.ndarray, np.ndarray | None]:
+        """(weights w, duals mu in posterior coordinates); mu is None when the deadline stopped
+        HiGHS first, and w is then the primal simplex's last iterate (feasible: the warm start is,
+        and primal simplex keeps it so), no worse than the previous round's optimum."""
         h, optimal = self.h, self.hp.HighsModelStatus.kOptimal
+        left = deadline - time.perf_counter()
+        h.setOptionValue("time_limit", float(max(left, 1e-3)) if np.isfinite(left) else self.hp.kHighsInf)
         h.run()
+        if h.getModelStatus() == self.hp.HighsModelStatus.kTimeLimit:
+            if h.getInfo().primal_solution_status != 2:                      # 2: feasible
+                raise SolverError("the posterior-space master LP reached the time limit without a feasible point")
+            return np.maximum(np.asarray(h.getSolution().col_value)[self.offset:], 0.0), None
         if h.getModelStatus() != optimal:         # warm primal simplex stalled: dual simplex, then cold
             h.setOptionValue("simplex_strategy", 1)
             h.run()
@@ -290,8 +298,13 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
         master.add(priced.columns, sc.phi(priced.columns))
     while True:
         rounds += 1
-        w, mu = master.solve()
+        # the deadline stops the master LP too, from the second round (its warm start is feasible,
+        # so is the iterate it stops at) once a bound is known (a stop before would leave none)
+        w, mu = master.solve(deadline if rounds > 1 and min(bound, chord) < np.inf else np.inf)
         value = float(master.gains @ w)
+        if mu is None:                                 # the master LP itself ran out of time
+            stopped = "time_limit"
+            break
         # price only as exactly as this round needs: to a quarter of the gap target, and stop at
         # a column worth half of the open bound (the bound returned is valid either way)
         tol = 0.25 * gap_tol * max(_objective(sc.kind, value, P), 1e-12)
