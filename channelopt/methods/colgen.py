@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import SolverError
 from ..solvers import quiet_highs
 from ..utility import entropy_rows
-from .structured import MAX_NODES, SEPARABLE, Family
+from .structured import LOW_LOSS_DEPTH, MAX_NODES, SEPARABLE, Family
 from .result import PosteriorSolution
 
 GAP_TOL = 1e-9
@@ -312,7 +312,8 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
             break                                      # certified by the closed-form chord bound
         new = np.zeros((0, P.size))
         if low_left > 0 and chord - value < 0.5 * low_gap:   # approach the chord bound while it halves a batch
-            new = fam.low_loss(sc.kind, mu, min(low_left, LOW_LOSS_BATCH * P.size), low_rng, deadline)
+            new = fam.low_loss(sc.kind, mu, min(low_left, LOW_LOSS_BATCH * P.size), low_rng, deadline,
+                               LOW_LOSS_DEPTH[0] if fam.last_loss <= tol else LOW_LOSS_DEPTH[1])
             low_left, low_gap = low_left - LOW_LOSS_BATCH * P.size, chord - value
             if progress is not None:
                 progress(rounds, _natural_gap(sc.kind, value, min(bound, chord), P))
