@@ -100,6 +100,9 @@ class Master:
         self.h = h
         self.V = np.zeros((0, d))
         self.gains = np.zeros(0)
+        self.w_last = np.zeros(0)
+        """The last optimal weights, kept aligned with the columns (new ones at 0, pruned ones out):
+        a channel whatever stops the next solve."""
         self.mu_best: np.ndarray | None = None
         """The dual point with the lowest bound found by the loop (set by `_generate`)."""
 
@@ -126,6 +129,7 @@ class Master:
         self.h.addCols(len(V), np.asarray(gains, dtype=float), np.zeros(len(V)), np.full(len(V), np.inf),
                        int(counts.sum()), starts, idx, A[nz])
         self.V = np.vstack([self.V, V])
+        self.w_last = np.r_[self.w_last, np.zeros(len(V))]
         self.gains = np.concatenate([self.gains, gains])
 
     def solve(self, deadline: float = np.inf) -> tuple[np.ndarray, np.ndarray | None]:
@@ -134,12 +138,14 @@ class Master:
         and primal simplex keeps it so), no worse than the previous round's optimum."""
         h, optimal = self.h, self.hp.HighsModelStatus.kOptimal
         left = deadline - time.perf_counter()
-        h.setOptionValue("time_limit", float(max(left, 1e-3)) if np.isfinite(left) else self.hp.kHighsInf)
+        # HiGHS's time limit is read against its run clock, which adds up over the model's runs
+        h.setOptionValue("time_limit", h.getRunTime() + float(max(left, 1e-3)) if np.isfinite(left)
+                         else self.hp.kHighsInf)
         h.run()
         if h.getModelStatus() == self.hp.HighsModelStatus.kTimeLimit:
-            if h.getInfo().primal_solution_status != 2:                      # 2: feasible
-                raise SolverError("the posterior-space master LP reached the time limit without a feasible point")
-            return np.maximum(np.asarray(h.getSolution().col_value)[self.offset:], 0.0), None
+            if h.getInfo().primal_solution_status == 2:                      # 2: feasible
+                return np.maximum(np.asarray(h.getSolution().col_value)[self.offset:], 0.0), None
+            return self.w_last.copy(), None
         if h.getModelStatus() != optimal:         # warm primal simplex stalled: dual simplex, then cold
             h.setOptionValue("simplex_strategy", 1)
             h.run()
@@ -152,6 +158,7 @@ class Master:
                               + h.modelStatusToString(h.getModelStatus()) + ")")
         sol = h.getSolution()
         w = np.maximum(np.asarray(sol.col_value)[self.offset:], 0.0)
+        self.w_last = w.copy()
         if self.order is None:
             y = np.asarray(sol.row_dual)[:-1]
         else:
@@ -173,7 +180,7 @@ class Master:
         mask = np.zeros(n, dtype=bool)
         mask[drop] = True
         self.h.deleteCols(int(drop.size), np.sort(drop + self.offset).astype(np.int32))
-        self.V, self.gains = self.V[~mask], self.gains[~mask]
+        self.V, self.gains, self.w_last = self.V[~mask], self.gains[~mask], self.w_last[~mask]
 
 
 @dataclass
