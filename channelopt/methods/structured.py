@@ -228,7 +228,7 @@ class Family:
         return np.inf
 
     def low_loss(self, kind: str, mu: np.ndarray | None, n: int, rng: np.random.Generator,
-                 deadline: float = np.inf, depth: int = 4) -> np.ndarray:
+                 deadline: float = np.inf, depth: int = LOW_LOSS_DEPTH[1]) -> np.ndarray:
         """Vertices (rows) that nearly attain `chord_bound`, chosen by their reduced cost at the
         duals mu (None: the chord slopes); none where the family has no such bound."""
         return np.zeros((0, self.d))
@@ -310,6 +310,13 @@ class LIPBox(Family):
         a, b = self.P * self.lo, self.P * self.hi
         return np.maximum(a, 1.0 - (b.sum() - b)), np.minimum(b, 1.0 - (a.sum() - a))
 
+    def _chords(self, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(a, b, slope): each coordinate's range (`extent`) and the slope of f's chord over it."""
+        f = SEPARABLE[kind]
+        a, b = self.extent()
+        width = b - a
+        return a, b, np.where(width > 0, (f(b) - f(a)) / np.where(width > 0, width, 1.0), 0.0)
+
     def chord_bound(self, kind):
         """`sum_x chord_x(P_x)`, with chord_x the chord of f over the coordinate's range: every
         admissible posterior has `f(v_x) <= chord_x(v_x)` (f convex) and chords are affine, so
@@ -318,11 +325,8 @@ class LIPBox(Family):
         A channel attains it when every posterior has all coordinates at a bound: equality holds
         only through exact subset sums of the coordinates' widths, so it is approached (`low_loss`),
         and the column generation stops once the gap to it is within its target."""
-        f = SEPARABLE[kind]
-        a, b = self.extent()
-        width = b - a
-        slope = np.where(width > 0, (f(b) - f(a)) / np.where(width > 0, width, 1.0), 0.0)
-        return float(np.sum(f(a) + slope * (self.P - a)))
+        a, _, slope = self._chords(kind)
+        return float(np.sum(SEPARABLE[kind](a) + slope * (self.P - a)))
 
     def low_loss(self, kind, mu, n, rng, deadline=np.inf, depth=LOW_LOSS_DEPTH[1]):
         """Up to n vertices whose free coordinate sits within a hair of a bound, so that their
@@ -340,11 +344,8 @@ class LIPBox(Family):
         is cut by the mass stay at their lower bound (their top vertex is one of `initial`'s).
         """
         d = self.d
-        half = min(LOW_LOSS_TUNING, (d - 1) // 2)
-        if half < 1:
-            return np.zeros((0, d))
         f = SEPARABLE[kind]
-        a, b = self.extent()
+        a, b, slope = self._chords(kind)
         w = b - a
         B = 1.0 - a.sum()
         pi = np.clip((self.P - a) / np.where(w > 0, w, 1.0), 0.0, 1.0)
@@ -356,14 +357,13 @@ class LIPBox(Family):
         if cut.any() and share_cut < 1.0:
             given = (self.P - a * share_cut) / (1.0 - share_cut)
             pi = np.where(cut, 0.0, np.clip((given - a) / np.where(w > 0, w, 1.0), 0.0, 1.0))
-        slope = (f(b) - f(a)) / np.where(w > 0, w, 1.0)
         mu = slope if mu is None else mu
         ga, gb = f(a) - mu * a, f(b) - mu * b
         # the free coordinate: one whose loss grows slowest away from a bound, `cost * distance`
         cost_lo, cost_hi = slope - SLOPE[kind](a), SLOPE[kind](b) - slope
         cost = np.minimum(cost_lo, cost_hi)
         movable = np.flatnonzero(~cut) if cut.any() and share_cut < 1.0 else np.arange(d)
-        half = min(half, (movable.size - 1) // 2)
+        half = min(LOW_LOSS_TUNING, (movable.size - 1) // 2)
         if half < 1:
             return np.zeros((0, d))
         subsets, M = _subset_matrix(half, depth)
@@ -445,26 +445,25 @@ def _price_lattice(fam: LIPBox, f, mu: np.ndarray, stop: _Stop) -> Priced:
         cand = best[:, :-m] + gain[x]
         cand[x] = best[x, m:]                       # row x leaves coordinate x out
         np.maximum(best[:, m:], cand, out=best[:, m:])
-    found = []                                      # (value, k, s)
+    vals, ks, sums = [], [], []                     # every free k's window of sums
     for k in range(d):
         lo_s = max(0, math.ceil((B - (b[k] - a[k])) / unit - 1e-9))
         hi_s = min(total, math.floor(B / unit + 1e-9))
-        if hi_s < lo_s:
-            continue
-        sums = np.arange(lo_s, hi_s + 1)
-        vk = np.clip(a[k] + B - unit * sums, a[k], b[k])
-        vals = ga.sum() - ga[k] + best[k, sums] + f(vk) - mu[k] * vk
-        for i in np.flatnonzero(np.isfinite(vals)):
-            found.append((float(vals[i]), k, int(sums[i])))
-    if not found:
+        s = np.arange(lo_s, hi_s + 1)
+        vk = np.clip(a[k] + B - unit * s, a[k], b[k])
+        vals.append(ga.sum() - ga[k] + best[k, s] + f(vk) - mu[k] * vk)
+        ks.append(np.full(s.size, k))
+        sums.append(s)
+    val, k_of, s_of = np.concatenate(vals), np.concatenate(ks), np.concatenate(sums)
+    if not np.isfinite(val).any():
         return Priced(-np.inf, -np.inf, np.zeros((0, d)))
-    found.sort(key=lambda t: -t[0])
-    top = found[0][0]
+    order = np.argsort(-val, kind="stable")[:LATTICE_COLUMNS]
+    top = float(val[order[0]])
     tol = stop.resolve(_scale(f, mu, d))
     cols = _Columns(d, tol)
-    chosen = [t for t in found[:LATTICE_COLUMNS] if t[0] > tol]         # improving columns only
-    for k in sorted({t[1] for t in chosen}):
-        V = _lattice_vertices(a, b, n, gain, k, [t[2] for t in chosen if t[1] == k])
+    chosen = order[val[order] > tol]                # improving columns only
+    for k in np.unique(k_of[chosen]):
+        V = _lattice_vertices(a, b, n, gain, int(k), s_of[chosen][k_of[chosen] == k].tolist())
         cols.add((f(V) - mu * V).sum(axis=1), V)
     # exact up to the round-off of d-term sums
     return Priced(top, top + 1e-13 * _scale(f, mu, d), cols.top(), d)
