@@ -663,3 +663,39 @@ def test_master_lp_stopped_by_the_deadline_returns_a_feasible_iterate_no_worse_t
     assert mu is None                                              # stopped, not solved
     assert w.min() >= 0 and np.abs(w @ (master.V / P) - 1).max() < 1e-8
     assert float(master.gains @ w) >= before - 1e-12
+
+
+def test_master_lp_stopped_by_the_deadline_in_its_fallback_returns_the_last_optimum():
+    """When the warm primal simplex stalls and the dual simplex fallback then hits the deadline,
+    its iterate is no channel: the previous optimum comes back (new columns at 0), no duals."""
+    import highspy
+
+    from channelopt.methods.colgen import Master
+
+    P = np.random.default_rng(6).dirichlet(np.ones(20))
+    fam = LIPBox(P, 1.0)
+    master = Master(P)
+    cols = fam.initial()
+    master.add(cols, phi("histogram-mse", cols, None))
+    w0, mu0 = master.solve()
+    new = fam.low_loss("histogram-mse", mu0, 10, np.random.default_rng(0))
+    master.add(new, phi("histogram-mse", new, None))
+
+    class Stalls:                  # the real model, reporting a stall, then the deadline
+        def __init__(self, h):
+            self.h, self.runs = h, 0
+
+        def run(self):
+            self.runs += 1
+
+        def getModelStatus(self):
+            return highspy.HighsModelStatus.kUnknown if self.runs < 2 else highspy.HighsModelStatus.kTimeLimit
+
+        def __getattr__(self, name):
+            return getattr(self.h, name)
+
+    master.h = Stalls(master.h)
+    w, mu = master.solve(deadline=np.inf)
+    assert mu is None and master.h.runs == 2                     # no cold restart past the deadline
+    assert np.array_equal(w, np.r_[w0, np.zeros(len(new))])
+    assert np.abs(w @ (master.V / P) - 1).max() < 1e-8           # a channel

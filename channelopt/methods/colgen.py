@@ -135,7 +135,8 @@ class Master:
     def solve(self, deadline: float = np.inf) -> tuple[np.ndarray, np.ndarray | None]:
         """(weights w, duals mu in posterior coordinates); mu is None when the deadline stopped
         HiGHS first, and w is then the primal simplex's last iterate (feasible: the warm start is,
-        and primal simplex keeps it so), no worse than the previous round's optimum."""
+        and primal simplex keeps it so), no worse than the previous round's optimum, or that
+        optimum itself when no feasible iterate is at hand (a stop during the fallbacks)."""
         h, optimal = self.h, self.hp.HighsModelStatus.kOptimal
         left = deadline - time.perf_counter()
         # HiGHS's time limit is read against its run clock, which adds up over the model's runs
@@ -147,12 +148,15 @@ class Master:
                 return np.maximum(np.asarray(h.getSolution().col_value)[self.offset:], 0.0), None
             return self.w_last.copy(), None
         if h.getModelStatus() != optimal:         # warm primal simplex stalled: dual simplex, then cold
+            timed_out = self.hp.HighsModelStatus.kTimeLimit
             h.setOptionValue("simplex_strategy", 1)
             h.run()
-            if h.getModelStatus() != optimal:
+            if h.getModelStatus() not in (optimal, timed_out):
                 h.clearSolver()
                 h.run()
             h.setOptionValue("simplex_strategy", 4)
+            if h.getModelStatus() == timed_out:   # a dual simplex iterate is no channel: the last optimum
+                return self.w_last.copy(), None
         if h.getModelStatus() != optimal:
             raise SolverError("the posterior-space master LP failed (HiGHS: "
                               + h.modelStatusToString(h.getModelStatus()) + ")")
