@@ -12,19 +12,21 @@ Methods, per user:
 "critical-region" (Bayes utilities with one LIP or LDP notion, G = X): the posterior-space LP
     (docs/spec.md §4) has the admissible-posterior vertices in closed form (LIP: box vertices; LDP:
     P (1 + (e^eps - 1) 1_S) normalized), computed for all users at once. The LP's optimal basis is
-    constant over regions of priors, so an optimal basis found for one user gives the closed-form
-    solution for every user of its region. For each user the region test is vectorized and is
-    itself the certificate: the weights w from the basis must be >= 0 and reproduce the prior
-    (primal feasibility), and the dual mu from the tight vertices must give
+    constant over regions of priors, so an optimal basis (d vertex patterns) found for one user
+    gives the closed-form solution for every user of its region. For each user the region test is
+    vectorized and is itself the certificate: the weights w from the basis must be >= 0 and
+    reproduce the prior (primal feasibility), and the dual mu that makes the basis tight must give
     mu.P + max_v (phi(v) - mu.v) = the primal gain (weak duality: this is an upper bound on the
     gain of *every* channel for that prior, since every channel's posteriors average to P with
     weights summing to 1). A user no basis in the pool certifies gets its own LP (HiGHS), whose
-    basis joins the pool.
+    basis joins the pool. Users find their bases through a route key (`route_keys`), most used
+    first, in one vectorized test per round.
 "solve" everything else: `channelopt.solve` per user (its own certificate or local status); for LP
     problems one HiGHS instance per chunk, each user warm-started from the previous user's basis.
 
 Every returned channel is re-audited (row-stochastic, nonnegative, exact leakage within the
-budget) before it counts as optimal.
+budget, and for the critical-region method its own gain, computed from the channel, equal to the
+certified bound) before it counts as optimal.
 
 Arrays of the .npz: channel (N, d, m), objective (N,), bound (N,) (the certified bound on the
 objective, NaN when none), status (N,) int8 into `status_names`, method (N,) int8 into
@@ -58,6 +60,7 @@ GAP_TOL = 1e-9               # certified relative gap of the region test
 ROUTE_TRIES = 4              # entries tried per user in the vectorized routing step
 SCAN_ROWS = 20_000           # (user, entry) pairs per batched region test when scanning the pool
 SCAN_ENTRIES = 8             # pool entries per scanning round (most used first)
+DENSE_SHARE = 0.75           # a region test of at least this share of the chunk tests every user in place
 
 
 # --- input ------------------------------------------------------------------------------------
@@ -160,14 +163,11 @@ def phi_vertices(template: Problem, X: BatchVertices, P: np.ndarray) -> np.ndarr
 
 
 def _solve(A: np.ndarray, b: np.ndarray):
-    """Batched least-squares solutions of A x = b (A: (n, r, c), b: (n, r)), exact when square.
+    """Batched solutions of the square systems A x = b (A: (n, r, r), b: (n, r)).
 
-    Returns (x, ok): members whose (normal) matrix is numerically singular get ok = False (their
-    x is meaningless); the others are solved by one batched LU.
+    Returns (x, ok): members that are numerically singular get ok = False (their x is
+    meaningless); the others are solved by one batched LU.
     """
-    if A.shape[1] != A.shape[2]:  # normal equations
-        b = np.einsum("nrc,nr->nc", A, b)
-        A = np.einsum("nrc,nrk->nck", A, A)
     try:                 # one batched LU; an exactly singular member fails the whole batch
         x = np.linalg.solve(A, b[..., None])[..., 0]
         return x, np.isfinite(x).all(axis=1)
@@ -181,46 +181,71 @@ def _solve(A: np.ndarray, b: np.ndarray):
     return x, ok
 
 
-def region_test(entry, rows, X, Phi):
-    """Which users `rows` one pool entry (S: support patterns, T: tight patterns) certifies
-    (`region_test_rows` with the same entry for every row)."""
-    S, T = entry
-    return region_test_rows(rows, np.broadcast_to(S, (rows.size, len(S))), np.broadcast_to(T, (rows.size, len(T))),
-                            X, Phi)
+def region_test(basis, rows, X, Phi, m):
+    """Which users `rows` one pool entry (a basis of d patterns) certifies (`region_test_rows`
+    with the same basis for every row)."""
+    return region_test_rows(rows, np.broadcast_to(basis, (rows.size, len(basis))), X, Phi, m)
 
 
-def region_test_rows(rows, S, T, X: BatchVertices, Phi):
-    """Which users `rows` their entries certify: row i is tested against support patterns S[i]
-    and tight patterns T[i] (arrays (n, k) and (n, t): one entry per user, or the same for all).
+def region_test_rows(rows, T, X: BatchVertices, Phi, m: int):
+    """Which users `rows` their bases certify: row i is tested against the d patterns T[i]
+    (an array (n, d): one basis per user, or the same for all). Phi (N, nv): phi of every
+    candidate of every user of the chunk, -inf where the candidate is not a vertex for the user.
 
-    In u = post / P coordinates. Primal: w solves sum_j w_j u_{S_j} = 1 with w >= 0 (checked by
-    its residual, a relative error per row of q). Dual: nu (= mu * P) solves nu.u = phi(v) on T
-    (least squares; the check below does not trust it); then
+    In u = post / P coordinates, with U_T the (d, d) matrix of the basis's vertices (rows)
+    (docs/spec.md §4). Primal: w = U_T^-T 1 solves
+    sum_j w_j u_{T_j} = 1; it is a channel when w >= 0 (checked with its residual, a relative
+    error per row of q) and has at most m nonzero columns. Dual: nu (= mu * P) = U_T^-1 phi_T
+    makes every basis vertex tight, so w.phi_T = sum(nu) (complementary slackness), and
     bound = sum(nu) + max_v (phi(v) - nu.u_v) over the user's valid vertices is an upper bound on
-    the gain of every channel (weak duality); certified when bound - w.phi_S <= GAP_TOL (relative).
+    the gain of every channel (weak duality; the check does not trust nu). Certified when
+    bound - w.phi_T <= GAP_TOL (relative).
     Returns (positions in `rows` of the certified users, their channels' columns in u
-    coordinates C (n, k, d) with C[i, j] = w_j u_{S_j} (q[x, j] = C[i, j, x]), gain, bound).
+    coordinates C (n, d, d) with C[i, j] = w_j u_{T_j} (q[x, j] = C[i, j, x]; the nonzero
+    columns first), gain, bound).
     """
     valid = X.valid
-    pos = np.flatnonzero(valid[rows[:, None], S].all(axis=1))
-    rows, S, T = rows[pos], S[pos], T[pos]
-    US = X.take(rows[:, None], S)                                        # (n, k, d)
-    ones = np.ones((rows.size, US.shape[2]))
-    w, ok = _solve(np.swapaxes(US, 1, 2), ones)
-    resid = np.abs(np.einsum("nkd,nk->nd", US, w) - 1.0).max(axis=1)
+    N, given = valid.shape[0], rows
+    pos = np.flatnonzero(valid[rows[:, None], T].all(axis=1))
+    # (nearly) every user, each once: test them all in place, without gathering their rows
+    dense = pos.size >= DENSE_SHARE * N and bool(np.all(rows[1:] > rows[:-1]))
+    if dense:
+        good = np.zeros(N, dtype=bool)
+        good[rows[pos]] = True
+        T_all = np.broadcast_to(T[pos[:1]], (N, T.shape[1])).copy()
+        T_all[rows] = T
+        rows, T, at = np.arange(N), T_all, slice(None)
+    else:
+        rows, T = rows[pos], T[pos]
+    UT = X.take(rows[:, None], T)                                        # (n, d, d)
+    w, ok = _solve(np.swapaxes(UT, 1, 2), np.ones(T.shape))
+    resid = np.abs(np.einsum("nkd,nk->nd", UT, w) - 1.0).max(axis=1)
     primal = ok & (w.min(axis=1) >= -PRIMAL_TOL) & (resid <= PRIMAL_TOL)
-    pos, rows, S, T, w = pos[primal], rows[primal], S[primal], T[primal], np.clip(w[primal], 0.0, None)
-    US = US[primal]
+    np.clip(w, 0.0, None, out=w)
+    if m < T.shape[1]:
+        primal &= (w > 0).sum(axis=1) <= m
+    if dense:
+        good &= primal
+    else:
+        pos, rows, T, w, UT = pos[primal], rows[primal], T[primal], w[primal], UT[primal]
+        at = rows
     if not rows.size:
-        return pos, US, np.zeros(0), np.zeros(0)
-    nu, ok = _solve(X.take(rows[:, None], T), Phi[rows[:, None], T])
-    pos, rows, S, w, nu, US = pos[ok], rows[ok], S[ok], w[ok], nu[ok], US[ok]
-    slack = Phi[rows]
-    slack -= X.dot(nu, rows)
-    bound = nu.sum(axis=1) + slack.max(axis=1, where=valid[rows], initial=-np.inf)
-    gain = np.einsum("nk,nk->n", w, Phi[rows[:, None], S])
-    ok = bound - gain <= GAP_TOL * np.maximum(1.0, np.abs(gain))
-    return pos[ok], US[ok] * w[ok][:, :, None], gain[ok], bound[ok]
+        return pos, UT, np.zeros(0), np.zeros(0)
+    PhiT = Phi[rows[:, None], T]
+    nu, ok = _solve(UT, PhiT)
+    slack = X.dot(nu, None if dense else rows)
+    np.subtract(Phi[at], slack, out=slack)           # phi(v) - nu.u_v (Phi itself is left as it is)
+    bound = nu.sum(axis=1) + slack.max(axis=1)                  # Phi is -inf off the user's vertices
+    gain = np.einsum("nk,nk->n", w, PhiT)
+    ok &= bound - gain <= GAP_TOL * np.maximum(1.0, np.abs(gain))
+    if dense:
+        ok &= good
+    C, w = UT[ok], w[ok]
+    C *= w[:, :, None]
+    if m < T.shape[1]:   # the columns in use first
+        C = np.take_along_axis(C, np.argsort(w <= 0, axis=1, kind="stable")[:, :, None], axis=1)
+    pos = np.searchsorted(given, np.flatnonzero(ok)) if dense else pos[ok]
+    return pos, C, gain[ok], bound[ok]
 
 
 def route_keys(P: np.ndarray, valid: np.ndarray) -> np.ndarray:
@@ -232,7 +257,9 @@ def route_keys(P: np.ndarray, valid: np.ndarray) -> np.ndarray:
 
 
 def new_entry(U_u, valid_u, Phi_u, P_u):
-    """Solve one user's posterior LP (HiGHS) and return its (support, tight) patterns."""
+    """Solve one user's posterior LP (HiGHS) and return a basis for it: d linearly independent
+    patterns, the support first, then the most nearly tight (None when the user's vertices do
+    not span: its user goes to `solve`). The region test, not this choice, certifies."""
     from .methods.posterior import master_lp
 
     idx = np.flatnonzero(valid_u)
@@ -240,36 +267,76 @@ def new_entry(U_u, valid_u, Phi_u, P_u):
     w, mu = master_lp(V, Phi_u[idx], P_u)
     S = idx[w > 1e-12]
     red = Phi_u[idx] - V @ mu
-    T = idx[red >= -1e-9 * max(1.0, np.abs(Phi_u[idx]).max())]
-    # a well-posed dual system: d tight vertices of full rank when there are (greedy), so that nu
-    # is determined; with fewer the entry certifies nobody and its user goes to `solve`
-    basis = []
-    for t in np.r_[S, np.setdiff1d(T, S)]:
+    # greedy, while the rank grows: the support, then the other vertices from the most nearly
+    # tight (a degenerate optimum has fewer than d tight vertices; the region test decides)
+    order = idx[np.argsort(-red, kind="stable")]
+    basis: list = []
+    for t in np.r_[S, order[~np.isin(order, S)]]:
         if np.linalg.matrix_rank(U_u[basis + [t]], tol=1e-10) == len(basis) + 1:
             basis.append(t)
         if len(basis) == U_u.shape[1]:
-            break
-    return S, np.array(basis, dtype=int)
+            return np.array(basis, dtype=int)
+    return None
+
+
+class Routes:
+    """Which pool entries certified users of each route key (`route_keys`), and how often: a table
+    of (key, entry, hits) rows, read per chunk as each key's entries ranked by hits (`ranked`)
+    and credited in one vectorized step per routing round."""
+
+    def __init__(self) -> None:
+        self.ids: dict = {}                     # key bytes -> key id
+        self.pairs: dict = {}                   # (key id, entry) -> table row
+        self.key = np.zeros(0, dtype=np.int64)
+        self.entry = np.zeros(0, dtype=np.int64)
+        self.hits = np.zeros(0, dtype=np.int64)
+
+    def key_ids(self, key_bytes: list) -> np.ndarray:
+        return np.array([self.ids.setdefault(k, len(self.ids)) for k in key_bytes], dtype=np.int64)
+
+    def ranked(self, kid: np.ndarray, tries: int) -> np.ndarray:
+        """(len(kid), tries) table rows: key kid[i]'s entries, most hits first (-1: none)."""
+        R = np.full((kid.size, tries), -1, dtype=np.int64)
+        local = np.full(len(self.ids), -1, dtype=np.int64)
+        local[kid] = np.arange(kid.size)
+        on = np.flatnonzero(local[self.key] >= 0)
+        order = on[np.lexsort((-self.hits[on], local[self.key[on]]))]
+        k = local[self.key[order]]
+        rank = np.arange(order.size) - np.searchsorted(k, k)          # position within the key's run
+        keep = rank < tries
+        R[k[keep], rank[keep]] = order[keep]
+        return R
+
+    def credit(self, kid: np.ndarray, entry: int) -> None:
+        """One hit of pool entry `entry` for each key id in kid (repeats count), new pairs added."""
+        ids, counts = np.unique(kid, return_counts=True)
+        rows = np.array([self.pairs.setdefault((k, entry), len(self.pairs)) for k in ids.tolist()], dtype=np.int64)
+        fresh = rows >= self.key.size                 # new pairs get the next rows, in order
+        if fresh.any():
+            self.key = np.r_[self.key, ids[fresh]]
+            self.entry = np.r_[self.entry, np.full(int(fresh.sum()), entry)]
+            self.hits = np.r_[self.hits, np.zeros(int(fresh.sum()), dtype=np.int64)]
+        np.add.at(self.hits, rows, counts)
 
 
 _POOLS: dict = {}  # per worker process: pools of entries by template, reused across chunks
 
 
-def _pool_for(template: Problem) -> tuple[list, dict]:
-    """The worker's (pool of [entry, hits], routes: route key bytes -> pool item) for a template."""
+def _pool_for(template: Problem) -> tuple[list, Routes]:
+    """The worker's (pool of [basis, hits], routes) for a template."""
     key = (repr(template.privacy[0].to_table()), template.d, template.m, template.utility,
            template.values.tobytes())
-    return _POOLS.setdefault(key, ([], {}))
+    return _POOLS.setdefault(key, ([], Routes()))
 
 
 def critical_region_chunk(template: Problem, P: np.ndarray):
     """A chunk of users through the pool of optimal bases (new bases found on the way).
 
     First a vectorized routing step: each user is tested against the entries its route key
-    (`route_keys`) led to before (up to ROUTE_TRIES, one round per rank), all users of a round in
-    one batched region test per entry shape. The users left are tested against every pool entry
-    at once (all pairs, in blocks of SCAN_ROWS), then get their own LP; the entries that certify
-    them become their keys' routes.
+    (`route_keys`) led to before, most used by that key first (up to ROUTE_TRIES, one round per
+    rank), all users of a round in one batched region test. The users left are tested against
+    every pool entry at once (all pairs, in blocks of SCAN_ROWS), then get their own LP; the
+    entries that certify them become their keys' routes.
 
     Returns (certified mask, q (N, d, m), gain, bound); users not certified are left for `solve`.
     """
@@ -278,6 +345,7 @@ def critical_region_chunk(template: Problem, P: np.ndarray):
     X = candidate_vertices(template.privacy[0], P)
     valid = X.valid
     Phi = phi_vertices(template, X, P)
+    Phi[~valid] = -np.inf            # candidates that are not vertices never bind the dual check
     pool, routes = _pool_for(template)
     q = np.zeros((N, d, m))
     gain, bound = np.full(N, np.nan), np.full(N, np.nan)
@@ -285,82 +353,57 @@ def critical_region_chunk(template: Problem, P: np.ndarray):
     left = np.zeros(N, dtype=bool)   # to `solve`: their own basis did not certify them
     raw = route_keys(P, valid)
     keys, inverse = np.unique(raw.view(np.dtype((np.void, raw.shape[1]))).ravel(), return_inverse=True)
-    inverse = inverse.reshape(-1)
-    key_bytes = [k.tobytes() for k in keys]
+    kid = routes.key_ids([k.tobytes() for k in keys])[inverse.reshape(-1)]    # each user's key id
+    cols = min(d, m)
 
-    def record(hit, C, g, b, item=None):
-        q[hit, :, :C.shape[1]] = np.swapaxes(C, 1, 2)                          # q[x, j] = w_j u_j[x]
+    def record(hit, C, g, b, entry=None):
+        q[hit, :, :cols] = np.swapaxes(C[:, :cols], 1, 2)                    # q[x, j] = w_j u_j[x]
         gain[hit], bound[hit] = g, b
         done[hit] = True
-        if item is not None:
-            for k in np.unique(inverse[hit]):
-                tried = routes.setdefault(key_bytes[k], [])
-                if not any(it is item for it in tried):
-                    tried.append(item)
+        if entry is not None:
+            routes.credit(kid[hit], entry)
+            pool[entry][1] += hit.size
 
     # the routing step: each user is tested against its key's r-th entry, all users of a round
-    # in one batched region test per entry shape (|S|, |T|)
-    tried = [routes.get(k) for k in key_bytes]      # each key's entries, in the order they certified
-    for r in range(ROUTE_TRIES):
-        cand: dict = {}
-        shapes: dict = {}
-        for k in np.unique(inverse[~done]).tolist():      # the keys that still have users
-            its = tried[k]
-            if its is not None and len(its) > r and len(its[r][0][0]) <= m:
-                cand[k] = its[r]
-                shapes.setdefault((len(its[r][0][0]), len(its[r][0][1])), []).append(k)
-        if not shapes:
-            break
-        for ks in shapes.values():
-            member = np.zeros(len(keys), dtype=bool)
-            member[ks] = True
-            rows = np.flatnonzero(member[inverse] & ~done)
-            S_key = np.zeros((len(keys), len(cand[ks[0]][0][0])), dtype=int)
-            T_key = np.zeros((len(keys), len(cand[ks[0]][0][1])), dtype=int)
-            S_key[ks] = [cand[k][0][0] for k in ks]
-            T_key[ks] = [cand[k][0][1] for k in ks]
-            pos, C, g, b = region_test_rows(rows, S_key[inverse[rows]], T_key[inverse[rows]], X, Phi)
-            hit = rows[pos]
-            if hit.size:
-                record(hit, C, g, b)
-                for k, c in zip(*np.unique(inverse[hit], return_counts=True)):
-                    cand[k][1] += int(c)
-
-    def apply(item, rows):
-        S, T = item[0]
-        if len(S) > m:  # the certified optimum needs more outputs than the template allows
-            return 0
-        pos, C, g, b = region_test(item[0], rows, X, Phi)
-        if pos.size:
-            record(rows[pos], C, g, b, item)
-        return pos.size
+    # in one batched region test
+    if pool:
+        bases = np.array([it[0] for it in pool])
+        present = np.unique(kid)
+        R = routes.ranked(present, ROUTE_TRIES)
+        rank_of = np.searchsorted(present, kid)                              # each user's row of R
+        for r in range(ROUTE_TRIES):
+            route = R[rank_of, r]                                            # each user's table row
+            rows = np.flatnonzero((route >= 0) & ~done)
+            if not rows.size:
+                break
+            entry = routes.entry[route[rows]]
+            pos, C, g, b = region_test_rows(rows, bases[entry], X, Phi, m)
+            if pos.size:
+                record(rows[pos], C, g, b)
+                np.add.at(routes.hits, route[rows[pos]], 1)
+                for j, c in zip(*np.unique(entry[pos], return_counts=True)):
+                    pool[j][1] += int(c)
 
     # the users no route certified: the pool's entries, most used first, SCAN_ENTRIES at a time
     # (every remaining user against each entry of the block in one batched test); a user leaves at
     # its first certifying entry
-    shapes = {}
-    for it in sorted(pool, key=lambda it: -it[1]):
-        if len(it[0][0]) <= m:
-            shapes.setdefault((len(it[0][0]), len(it[0][1])), []).append(it)
-    for entries in shapes.values():
-        for at in range(0, len(entries), SCAN_ENTRIES):
-            group = entries[at:at + SCAN_ENTRIES]
-            rest = np.flatnonzero(~done)
-            if not rest.size:
-                break
-            S_all = np.array([it[0][0] for it in group])
-            T_all = np.array([it[0][1] for it in group])
-            per_block = max(1, SCAN_ROWS // len(group))
-            for start in range(0, rest.size, per_block):
-                users = rest[start:start + per_block]
-                rows = np.repeat(users, len(group))
-                which = np.tile(np.arange(len(group)), users.size)
-                pos, C, g, b = region_test_rows(rows, S_all[which], T_all[which], X, Phi)
-                first = np.unique(rows[pos], return_index=True)[1]        # each user's first certifying entry
-                for j in np.unique(which[pos[first]]):
-                    sel = first[which[pos[first]] == j]
-                    record(rows[pos[sel]], C[sel], g[sel], b[sel], group[j])
-                    group[j][1] += sel.size
+    order = sorted(range(len(pool)), key=lambda j: -pool[j][1])
+    for at in range(0, len(order), SCAN_ENTRIES):
+        group = order[at:at + SCAN_ENTRIES]
+        rest = np.flatnonzero(~done)
+        if not rest.size:
+            break
+        T_all = np.array([pool[j][0] for j in group])
+        per_block = max(1, SCAN_ROWS // len(group))
+        for start in range(0, rest.size, per_block):
+            users = rest[start:start + per_block]
+            rows = np.repeat(users, len(group))
+            which = np.tile(np.arange(len(group)), users.size)
+            pos, C, g, b = region_test_rows(rows, T_all[which], X, Phi, m)
+            first = np.unique(rows[pos], return_index=True)[1]        # each user's first certifying entry
+            for j in np.unique(which[pos[first]]):
+                sel = first[which[pos[first]] == j]
+                record(rows[pos[sel]], C[sel], g[sel], b[sel], group[j])
 
     while True:
         rest = np.flatnonzero(~done & ~left)
@@ -368,15 +411,16 @@ def critical_region_chunk(template: Problem, P: np.ndarray):
             break
         u = rest[0]
         try:
-            item = [new_entry(X.full(u), valid[u], Phi[u], P[u]), 0]
+            basis = new_entry(X.full(u), valid[u], Phi[u], P[u])
         except ChannelOptError:  # the user's own LP failed: `solve` reports it
-            left[u] = True
-            continue
-        item[1] = apply(item, rest)
+            basis = None
+        if basis is not None:
+            pos, C, g, b = region_test(basis, rest, X, Phi, m)
+            if pos.size:
+                pool.append([basis, 0])
+                record(rest[pos], C, g, b, len(pool) - 1)
         if not done[u]:
             left[u] = True
-        if item[1]:
-            pool.append(item)
     return done, q, gain, bound
 
 
@@ -388,14 +432,18 @@ def audit_batch(template: Problem, P: np.ndarray, q: np.ndarray) -> np.ndarray:
     return template.privacy[0].batch_leakage(P, q)
 
 
-def objective_batch(template: Problem, P: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """The Bayes utility of each user's channel, from the channel itself (N,)."""
+def gain_batch(template: Problem, P: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The Bayes gain sum_y lam[y] phi(post_y) of each user's channel, from the channel itself (N,)."""
     lam = np.einsum("nd,ndm->nm", P, q)
     with np.errstate(divide="ignore", invalid="ignore"):
         post = np.where(lam[:, None, :] > 0, P[:, :, None] * q / lam[:, None, :], 0.0)
     ph = phi_batch(template, np.swapaxes(post, 1, 2))
-    gain = np.where(lam > 0, lam * ph, 0.0).sum(axis=1)
-    return template.utility.from_gain(template, gain, prior=P)
+    return np.where(lam > 0, lam * ph, 0.0).sum(axis=1)
+
+
+def objective_batch(template: Problem, P: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The Bayes utility of each user's channel, from the channel itself (N,)."""
+    return template.utility.from_gain(template, gain_batch(template, P, q), prior=P)
 
 
 # --- driver -------------------------------------------------------------------------------------
@@ -420,11 +468,15 @@ def _process_chunk(template: Problem, P: np.ndarray) -> dict:
         qq = q[rows]
         leak = audit_batch(template, P[rows], qq)
         stochastic = (np.abs(qq.sum(axis=2) - 1) <= 1e-9).all(axis=1) & (qq >= 0).all(axis=(1, 2))
-        good = stochastic & within(leak, template.privacy[0].budget())
-        rows, qq, leak = rows[good], qq[good], leak[good]
+        # the gain of the channel itself, not the region test's, must meet the certified bound
+        # (and not exceed it: a bound below a channel's own gain is not a bound)
+        own = gain_batch(template, P[rows], qq)
+        tight = np.abs(bound[rows] - own) <= GAP_TOL * np.maximum(1.0, np.abs(own))
+        good = stochastic & tight & within(leak, template.privacy[0].budget())
+        rows, qq, leak, own = rows[good], qq[good], leak[good], own[good]
         done[rows] = True
         out["channel"][rows] = qq
-        out["objective"][rows] = objective_batch(template, P[rows], qq)
+        out["objective"][rows] = template.utility.from_gain(template, own, prior=P[rows])
         out["bound"][rows] = template.utility.from_gain(template, bound[rows], prior=P[rows])
         out["status"][rows] = STATUS.index("optimal")
         out["method"][rows] = METHODS.index("critical-region")

@@ -40,6 +40,97 @@ def test_batch_matches_per_user_certified_solve(notion, kind):
 
 
 @pytest.mark.parametrize("notion", ["lip", "ldp"])
+def test_batch_with_fewer_outputs_than_inputs(notion):
+    """m = 2 < d = 4: a basis may put weight on more outputs than the template has; a user is
+    certified by the critical-region test only when its channel uses at most m outputs, and then
+    (the dual bound holds for every channel) its objective is the unrestricted optimum that
+    `solve` certifies with m = d. Every other user keeps `solve`'s own answer with m = 2, never
+    better than the unrestricted optimum."""
+    rng = np.random.default_rng(21)
+    d, m = 4, 2
+    P = rng.dirichlet(0.3 * np.ones(d), size=30) if notion == "lip" else rng.dirichlet(np.ones(d), size=60)
+    n = co.LIP(0.3) if notion == "lip" else co.LDP(0.5)
+    tpl = co.Problem(prior=np.full(d, 1 / d), privacy=[n], utility=co.Bayes("bayes-mse"), output_size=m)
+    res = solve_batch(P, tpl, chunk_size=30)
+    a = res.arrays
+    assert a["channel"].shape == (len(P), d, m)
+    region = np.flatnonzero(a["method"] == 0)
+    assert region.size > 0
+    for i in range(len(P)):
+        free = co.solve(co.Problem(prior=P[i], privacy=[n], utility=co.Bayes("bayes-mse")))
+        assert free.ok
+        if i in region:
+            assert a["objective"][i] == pytest.approx(free.objective, abs=1e-9)
+        else:
+            assert a["objective"][i] >= free.objective - 1e-9
+        p = co.Problem(prior=P[i], privacy=[n], utility=co.Bayes("bayes-mse"), output_size=m)
+        assert all(co.audit(p, a["channel"][i]).satisfied.values())
+    if notion == "ldp":                     # every user certified, by one method or the other
+        assert res.counts["optimal"] == len(P)
+
+
+def test_batch_rechecks_each_channel_against_its_certificate(monkeypatch):
+    """A region test that hands back channels other than the ones it certified (a fault injected
+    here: the constant channel, private and row-stochastic but far from optimal) must not produce
+    `optimal` results: each channel's own gain is checked against its certified bound, and the
+    users that fail go to `solve`."""
+    import channelopt.batch as B
+
+    real = B.region_test_rows
+
+    def scrambled(rows, T, X, Phi, m):
+        pos, C, g, b = real(rows, T, X, Phi, m)
+        C = np.zeros_like(C)
+        C[:, 0, :] = 1.0                            # q[x, 0] = 1 for every x
+        return pos, C, g, b
+
+    monkeypatch.setattr(B, "_POOLS", {})
+    monkeypatch.setattr(B, "region_test_rows", scrambled)
+    tpl = template("lip", 4)
+    P = np.random.default_rng(14).dirichlet(np.ones(4), size=60)
+    res = solve_batch(P, tpl, chunk_size=30)
+    assert res.methods["solve"] > 30
+    for i in range(0, 60, 6):
+        ref = co.solve(co.Problem(prior=P[i], privacy=tpl.privacy, utility=tpl.utility))
+        assert res.arrays["objective"][i] == pytest.approx(ref.objective, abs=1e-8)
+
+
+def test_region_test_in_place_equals_gathered_rows(monkeypatch):
+    """The region test over (nearly) every user of a chunk works in place; it certifies the
+    same users with the same channels and bounds as the test on gathered rows."""
+    import channelopt.batch as B
+
+    tpl = template("lip", 4)
+    P = np.random.default_rng(13).dirichlet(np.ones(4), size=600)
+    B.process_chunk(tpl, P[:300])                   # a pool of bases
+    pool, _ = B._pool_for(tpl)
+    X = B.candidate_vertices(tpl.privacy[0], P[300:])
+    Phi = B.phi_vertices(tpl, X, P[300:])
+    Phi[~X.valid] = -np.inf
+    before = Phi.copy()
+    bases = np.array([it[0] for it in pool])
+    rows = np.flatnonzero(np.random.default_rng(1).random(300) < 0.9)
+    # each user's basis: a random one among the pool's bases whose patterns are its vertices
+    fits = X.valid[rows[:, None, None], bases[None]].all(axis=2)          # (users, bases)
+    pick = np.argmax(fits * np.random.default_rng(2).random(fits.shape), axis=1)
+    rows, T = rows[fits.any(axis=1)], bases[pick[fits.any(axis=1)]]
+    assert rows.size >= B.DENSE_SHARE * 300                        # the in-place path is taken
+    dense = B.region_test_rows(rows, T, X, Phi, 4)
+    monkeypatch.setattr(B, "DENSE_SHARE", 2.0)
+    gathered = B.region_test_rows(rows, T, X, Phi, 4)
+    np.testing.assert_array_equal(Phi, before)                     # the inputs are left as they were
+    assert dense[0].size > 0
+    for a, b in zip(dense, gathered):
+        np.testing.assert_array_equal(a, b)
+    # each certified gain is the gain of the channel returned for that user, computed from q
+    pos, C, gain, bound = dense
+    users = P[300:][rows[pos]]
+    obj = B.objective_batch(tpl, users, np.swapaxes(C, 1, 2))
+    np.testing.assert_allclose(obj, tpl.utility.from_gain(tpl, gain, prior=users), atol=1e-12)
+    assert np.all(bound >= gain - 1e-12)
+
+
+@pytest.mark.parametrize("notion", ["lip", "ldp"])
 def test_batch_binary_equals_closed_form(notion):
     """d = 2: the docs/spec.md §4 closed form P1(1-P1) - (P1-lo)(hi-P1), vectorized in `binary`."""
     P1 = np.random.default_rng(5).uniform(0.01, 0.99, size=500)
@@ -78,7 +169,32 @@ def test_batch_generic_path_and_streamed_file(tmp_path):
         assert z["objective"][i] == pytest.approx(ref.objective, abs=1e-9)
         assert z["bound"][i] <= z["objective"][i] + 1e-9
     assert list(z["status_names"][z["status"]]) == ["optimal"] * 12
+    mem = solve_batch(P, tpl, chunk_size=5).arrays          # the same arrays, kept in memory
+    for name in ("channel", "objective", "bound", "status", "method", "leakage"):
+        np.testing.assert_array_equal(z[name], mem[name])
     assert sorted(os.listdir(tmp_path)) == ["r.npz"]  # no temporary left behind
+
+
+def test_batch_interrupted_leaves_no_file(tmp_path, monkeypatch):
+    """A failure after the first chunk was written: neither the output nor a temporary remains
+    (and an output of the same name from before is left as it was)."""
+    import channelopt.batch as B
+
+    P = np.random.default_rng(3).dirichlet(np.ones(3), size=40)
+    out = tmp_path / "r.npz"
+    out.write_bytes(b"before")
+    real, calls = B.process_chunk, []
+
+    def failing(template, part):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(template, part)
+
+    monkeypatch.setattr(B, "process_chunk", failing)
+    with pytest.raises(KeyboardInterrupt):
+        solve_batch(P, template("lip", 3), out=out, chunk_size=10)
+    assert sorted(os.listdir(tmp_path)) == ["r.npz"] and out.read_bytes() == b"before"
 
 
 def test_batch_parallel_equals_serial(tmp_path):

@@ -19,6 +19,7 @@ directly from its definition (ratios of probabilities), independently of the con
 from __future__ import annotations
 
 import dataclasses
+import functools
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, cast
@@ -80,11 +81,28 @@ class BatchVertices:
             out *= self.scale[sel]
         return out
 
+    @functools.cached_property
+    def _bits(self) -> np.ndarray:
+        return self.B.astype(bool)
+
+    @functools.cached_property
+    def _free(self) -> np.ndarray | None:
+        """Each candidate's single coordinate along F, when every row of F has one (LIP)."""
+        if self.F is None or not np.all(self.F.sum(axis=1) == 1):
+            return None
+        return self.F.argmax(axis=1)
+
     def take(self, rows: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """U[rows, idx] for broadcastable index arrays: shape broadcast(rows, idx).shape + (d,)."""
-        U = self.base[rows] + self.step[rows] * self.B[idx]
+        base = self.base[rows]
+        U = np.where(self._bits[idx], base + self.step[rows], base)      # B is 0/1: a choice, not a product
         if self.extra is not None and self.F is not None:
-            U += self.extra[rows, idx][..., None] * self.F[idx]
+            extra = self.extra[rows, idx]
+            if self._free is None:
+                U += extra[..., None] * self.F[idx]
+            else:                               # one coordinate per candidate moves: add it there
+                at = np.broadcast_to(self._free[idx][..., None], U.shape[:-1] + (1,))
+                np.put_along_axis(U, at, np.take_along_axis(U, at, axis=-1) + extra[..., None], axis=-1)
         return U if self.scale is None else U * self.scale[rows, idx][..., None]
 
     def full(self, rows: np.ndarray) -> np.ndarray:

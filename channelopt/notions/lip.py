@@ -191,7 +191,8 @@ class LIP(Notion):
         lo_f, hi_f = lo[:, :, None], hi[:, :, None]
         ok = u >= lo_f * (1 - 1e-12)
         ok &= u <= hi_f * (1 + 1e-12)
-        np.clip(u, lo_f, hi_f, out=u)
+        np.maximum(u, lo_f, out=u)                           # clipped (np.clip is slower here)
+        np.minimum(u, hi_f, out=u)
         u -= lo_f
         extra = u
         return BatchVertices(lo, hi - lo, at_hi, ok.reshape(N, d * B), extra=extra.reshape(N, d * B),
