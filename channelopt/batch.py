@@ -3,9 +3,8 @@
     out = channelopt.solve_batch(priors, template, out="results.npz", n_jobs=2)
 
 `template` is a Problem giving the notions, the utility and the values; its prior is replaced by
-each user's. Users are processed in chunks (memory stays flat); each chunk's results are written
-into memory-mapped arrays that are packed into one `.npz` at the end (arrays below), through a
-temporary file and a rename.
+each user's. Users are processed in chunks (memory stays flat); each chunk's results are streamed
+into a temporary `.npz` (arrays below) that replaces the output by a rename at the end.
 
 Methods, per user:
 
@@ -512,8 +511,10 @@ class BatchResult:
 
 
 class _Sink:
-    """One .npy file per array in a temporary directory beside the output, written sequentially
-    chunk after chunk (memory stays flat), then packed into the .npz by a rename."""
+    """The .npz written chunk after chunk (memory stays flat): the channel array, the bulk of the
+    output, streams straight into its entry of a temporary zip beside the output; the per-user
+    scalars go to .npy files in a temporary directory and join the zip at the end, which then
+    replaces the output (a rename: no partial file under the output's name)."""
 
     SHAPES = {"channel": np.float64, "objective": np.float64, "bound": np.float64, "status": np.int8,
               "method": np.int8, "leakage": np.float64}
@@ -525,9 +526,11 @@ class _Sink:
         self.dir = tempfile.mkdtemp(prefix=temp_prefix(out), dir=out.parent)
         shapes = {"channel": (N, d, m), "objective": (N,), "bound": (N,), "status": (N,), "method": (N,),
                   "leakage": (N, k)}
+        self.zip = zipfile.ZipFile(os.path.join(self.dir, "out.npz"), "w", zipfile.ZIP_STORED, allowZip64=True)
         self.files = {}
         for name, shape in shapes.items():
-            f = open(os.path.join(self.dir, name + ".npy"), "wb")
+            f = self.zip.open("channel.npy", "w", force_zip64=True) if name == "channel" else \
+                open(os.path.join(self.dir, name + ".npy"), "wb")
             np.lib.format.write_array_header_2_0(
                 f, {"descr": np.dtype(self.SHAPES[name]).str, "fortran_order": False, "shape": shape})
             self.files[name] = f
@@ -539,15 +542,14 @@ class _Sink:
     def close(self, extra: dict):
         for f in self.files.values():
             f.close()
-        names = list(self.files)
+        names = [name for name in self.files if name != "channel"]
         for name, value in extra.items():
             np.save(os.path.join(self.dir, name + ".npy"), value)
             names.append(name)
-        tmp = os.path.join(self.dir, "out.npz")
-        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
-            for name in names:
-                z.write(os.path.join(self.dir, name + ".npy"), arcname=name + ".npy")
-        os.replace(tmp, self.out)
+        for name in names:
+            self.zip.write(os.path.join(self.dir, name + ".npy"), arcname=name + ".npy")
+        self.zip.close()
+        os.replace(os.path.join(self.dir, "out.npz"), self.out)
         self.abort()
 
     def abort(self):
@@ -555,6 +557,7 @@ class _Sink:
 
         for f in self.files.values():
             f.close()
+        self.zip.close()
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
