@@ -291,7 +291,9 @@ class Routes:
         self.hits = np.zeros(0, dtype=np.int64)
 
     def key_ids(self, key_bytes: list) -> np.ndarray:
-        return np.array([self.ids.setdefault(k, len(self.ids)) for k in key_bytes], dtype=np.int64)
+        """Each key's id, -1 for a key no route has been recorded for (only those get one, so
+        the table grows with the keys that certified users, not with every key ever seen)."""
+        return np.array([self.ids.get(k, -1) for k in key_bytes], dtype=np.int64)
 
     def ranked(self, kid: np.ndarray, tries: int) -> np.ndarray:
         """(len(kid), tries) table rows: key kid[i]'s entries, most hits first (-1: none)."""
@@ -306,9 +308,10 @@ class Routes:
         R[k[keep], rank[keep]] = order[keep]
         return R
 
-    def credit(self, kid: np.ndarray, entry: int) -> None:
-        """One hit of pool entry `entry` for each key id in kid (repeats count), new pairs added."""
-        ids, counts = np.unique(kid, return_counts=True)
+    def credit(self, keys: list, counts: np.ndarray, entry: int) -> None:
+        """counts[i] hits of pool entry `entry` by users of key keys[i] (bytes), new keys and
+        pairs added."""
+        ids = np.array([self.ids.setdefault(k, len(self.ids)) for k in keys], dtype=np.int64)
         rows = np.array([self.pairs.setdefault((k, entry), len(self.pairs)) for k in ids.tolist()], dtype=np.int64)
         fresh = rows >= self.key.size                 # new pairs get the next rows, in order
         if fresh.any():
@@ -352,7 +355,9 @@ def critical_region_chunk(template: Problem, P: np.ndarray):
     left = np.zeros(N, dtype=bool)   # to `solve`: their own basis did not certify them
     raw = route_keys(P, valid)
     keys, inverse = np.unique(raw.view(np.dtype((np.void, raw.shape[1]))).ravel(), return_inverse=True)
-    kid = routes.key_ids([k.tobytes() for k in keys])[inverse.reshape(-1)]    # each user's key id
+    inverse = inverse.reshape(-1)
+    key_bytes = [k.tobytes() for k in keys]
+    kid = routes.key_ids(key_bytes)[inverse]               # each user's key id (-1: no route yet)
     cols = min(d, m)
 
     def record(hit, C, g, b, entry=None):
@@ -360,16 +365,17 @@ def critical_region_chunk(template: Problem, P: np.ndarray):
         gain[hit], bound[hit] = g, b
         done[hit] = True
         if entry is not None:
-            routes.credit(kid[hit], entry)
+            ks, counts = np.unique(inverse[hit], return_counts=True)
+            routes.credit([key_bytes[k] for k in ks], counts, entry)
             pool[entry][1] += hit.size
 
     # the routing step: each user is tested against its key's r-th entry, all users of a round
     # in one batched region test
     if pool:
         bases = np.array([it[0] for it in pool])
-        present = np.unique(kid)
-        R = routes.ranked(present, ROUTE_TRIES)
-        rank_of = np.searchsorted(present, kid)                              # each user's row of R
+        present = np.unique(kid[kid >= 0])
+        R = np.vstack([routes.ranked(present, ROUTE_TRIES), np.full((1, ROUTE_TRIES), -1)])
+        rank_of = np.where(kid >= 0, np.searchsorted(present, kid), present.size)   # each user's row of R
         for r in range(ROUTE_TRIES):
             route = R[rank_of, r]                                            # each user's table row
             rows = np.flatnonzero((route >= 0) & ~done)

@@ -95,6 +95,24 @@ def test_batch_rechecks_each_channel_against_its_certificate(monkeypatch):
         assert res.arrays["objective"][i] == pytest.approx(ref.objective, abs=1e-8)
 
 
+def test_routes_rank_each_keys_entries_by_its_own_hits_and_register_only_credited_keys():
+    from channelopt.batch import Routes
+
+    r = Routes()
+    assert r.key_ids([b"a", b"b"]).tolist() == [-1, -1] and not r.ids      # looking up registers nothing
+    r.credit([b"a", b"b"], np.array([5, 1]), entry=0)
+    r.credit([b"a"], np.array([7]), entry=3)
+    r.credit([b"b"], np.array([2]), entry=3)
+    r.credit([b"a"], np.array([1]), entry=0)                                 # an existing pair grows
+    ids = r.key_ids([b"a", b"b", b"c"])
+    assert ids[2] == -1 and len(r.ids) == 2
+    R = r.ranked(ids[:2], 3)
+    assert r.entry[R[0, :2]].tolist() == [3, 0] and r.hits[R[0, :2]].tolist() == [7, 6] and R[0, 2] == -1
+    assert r.entry[R[1, :2]].tolist() == [3, 0] and r.hits[R[1, :2]].tolist() == [2, 1]
+    R1 = r.ranked(ids[1:2], 1)                                               # one key, its best entry only
+    assert R1.shape == (1, 1) and r.entry[R1[0, 0]] == 3
+
+
 def test_region_test_in_place_equals_gathered_rows(monkeypatch):
     """The region test over (nearly) every user of a chunk works in place; it certifies the
     same users with the same channels and bounds as the test on gathered rows."""
