@@ -307,3 +307,44 @@ def test_a_model_highs_rejects_leaves_the_reused_instance_empty():
                  np.zeros(2), np.ones(2))
     h.run()
     assert h.getModelStatus() != highspy.HighsModelStatus.kOptimal and h.getNumCol() == 0
+
+
+def test_programs_built_from_a_cached_sparsity_pattern_equal_scipys_conversion():
+    """`lp.build` converts its triplets through a cached CSR pattern (`lp._pattern`): along an eps
+    sweep (LIP: the floor substituted; ID-LDP levels) the matrices equal scipy's own COO -> CSR
+    conversion exactly, and the pattern is reused."""
+    import scipy.sparse as sp
+
+    from channelopt.methods import lp
+
+    rng = np.random.default_rng(4)
+    P = rng.dirichlet(np.ones(12))
+    lp._PATTERNS.clear()
+    for n in (co.LIP, co.LDP):
+        for eps in (0.5, 1.3, 2.9):
+            p = co.Problem(prior=P, privacy=[n(eps)], utility=co.Distortion("hamming"))
+            prog = lp.build(p)
+            # the same triplets through scipy
+            blocks = []
+            real = lp._Triplets.csr
+
+            def scipy_csr(self, ncols):
+                cat = np.concatenate
+                out = sp.csr_matrix((cat(self.v), (cat(self.r), cat(self.c))), shape=(self.rows, ncols))
+                out.eliminate_zeros()
+                blocks.append(out)
+                return real(self, ncols)
+
+            lp._Triplets.csr = scipy_csr
+            try:
+                again = lp.build(p)
+            finally:
+                lp._Triplets.csr = real
+            for mine, ref in zip((again.A_ub, again.A_eq), blocks):
+                assert (mine != ref).nnz == 0 and mine.shape == ref.shape
+            assert (prog.A_ub != again.A_ub).nnz == 0
+    assert len(lp._PATTERNS) <= lp.PATTERNS_KEPT
+    lp.build(co.Problem(prior=P, privacy=[co.LDP(0.7)], utility=co.Distortion("hamming")))
+    plans = [id(x[3]) for x in lp._PATTERNS]
+    lp.build(co.Problem(prior=P, privacy=[co.LDP(2.2)], utility=co.Distortion("hamming")))
+    assert [id(x[3]) for x in lp._PATTERNS] == plans           # another budget: the same patterns, reused

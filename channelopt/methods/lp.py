@@ -11,6 +11,7 @@ constraints on the same variable by `solve_cvxpy`.
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -199,9 +200,45 @@ class _Triplets:
         if not self.r:
             return sp.csr_matrix((self.rows, n))
         cat = np.concatenate
-        out = sp.csr_matrix((cat(self.v), (cat(self.r), cat(self.c))), shape=(self.rows, n))  # duplicates summed
-        out.eliminate_zeros()
+        r, c = cat(self.r), cat(self.c)
+        slot, indices, indptr = _pattern(r, c, self.rows, n)
+        data = np.bincount(slot, weights=cat(self.v), minlength=indices.size)   # duplicates summed
+        out = sp.csr_matrix((data, indices, indptr), shape=(self.rows, n))
+        if not data.all():
+            out.eliminate_zeros()
         return out
+
+
+_PATTERNS: list = []
+"""The last PATTERNS_KEPT sparsity patterns converted by `_pattern`, newest first (programs along a
+sweep, or solved one after another, repeat their inequality and equality patterns: only their
+values change)."""
+PATTERNS_KEPT = 4
+_PATTERNS_LOCK = threading.Lock()
+
+
+def _pattern(r: np.ndarray, c: np.ndarray, rows: int, n: int):
+    """The CSR structure of the triplets (r, c): (slot of each triplet, indices, indptr), duplicate
+    positions sharing a slot, so that the matrix is `bincount(slot, values)` in that structure.
+    Reused when the triplets are one of the last PATTERNS_KEPT (an eps sweep, LIP Hamming
+    d = 128: building a point's program 3.5 -> 2.5 ms; the matrices are identical)."""
+    with _PATTERNS_LOCK:
+        kept = list(_PATTERNS)
+    for shape, r0, c0, plan in kept:
+        if shape == (rows, n) and np.array_equal(r0, r) and np.array_equal(c0, c):
+            return plan
+    key = r.astype(np.int64) * n + c
+    order = np.argsort(key, kind="stable")
+    ks = key[order]
+    new = np.r_[True, ks[1:] != ks[:-1]]
+    slot = np.empty(key.size, dtype=np.int64)
+    slot[order] = np.cumsum(new) - 1
+    first = ks[new]
+    indptr = np.r_[0, np.cumsum(np.bincount(first // n, minlength=rows))].astype(np.int32)
+    plan = (slot, (first % n).astype(np.int32), indptr)
+    with _PATTERNS_LOCK:
+        _PATTERNS[:] = [((rows, n), r, c, plan)] + _PATTERNS[:PATTERNS_KEPT - 1]
+    return plan
 
 
 @dataclass
