@@ -346,27 +346,23 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
         if not len(new):
             run = 0
             # Wentges smoothing: price at a point between the master's duals and the best dual
-            # point found so far (the one with the lowest bound); any mu gives a valid bound.
-            mu_sep = mu if mu_best is None else alpha * mu_best + (1.0 - alpha) * mu
-            priced = fam.price(sc.kind, mu_sep, sc.h, deadline=deadline, tol=tol, ratio=PRICING_RATIO,
-                               max_nodes=node_budget)
-            nodes += priced.nodes
-            b_sep = float(mu_sep @ P + priced.upper)
-            if b_sep < bound:
-                bound, mu_best = b_sep, mu_sep
+            # point found so far (the one with the lowest bound); any mu gives a valid bound. A
+            # stalled master (STALL) is priced at more such points, all columns kept.
             stall = STALL.get(fam.name)
-            if stall is not None and sc.kind == "bayes-mse" and mu_best is not None and flat >= stall[0]:
-                extra = [priced.columns]          # the master is stalled: more dual points, cheap next to it
-                for a in stall[1]:
-                    mu_a = a * mu_best + (1.0 - a) * mu
-                    pa = fam.price(sc.kind, mu_a, sc.h, deadline=deadline, tol=tol, ratio=PRICING_RATIO,
-                                   max_nodes=node_budget)
-                    nodes += pa.nodes
-                    b_a = float(mu_a @ P + pa.upper)
-                    if b_a < bound:
-                        bound, mu_best = b_a, mu_a
-                    extra.append(pa.columns)
-                priced = dataclasses.replace(priced, columns=np.unique(np.vstack(extra), axis=0))
+            stalled = stall is not None and sc.kind == "bayes-mse" and mu_best is not None and flat >= stall[0]
+            pricings = []
+            for a in (alpha, *(stall[1] if stall is not None and stalled else ())):
+                mu_sep = mu if mu_best is None else a * mu_best + (1.0 - a) * mu
+                one = fam.price(sc.kind, mu_sep, sc.h, deadline=deadline, tol=tol, ratio=PRICING_RATIO,
+                                max_nodes=node_budget)
+                nodes += one.nodes
+                b_sep = float(mu_sep @ P + one.upper)
+                if b_sep < bound:
+                    bound, mu_best = b_sep, mu_sep
+                pricings.append(one)
+            priced = pricings[0]
+            if len(pricings) > 1:
+                priced = dataclasses.replace(priced, columns=np.unique(np.vstack([x.columns for x in pricings]), axis=0))
             rel = _natural_gap(sc.kind, value, min(bound, chord), P)
             if progress is not None:
                 progress(rounds, rel)
