@@ -340,7 +340,8 @@ def critical_region_chunk(template: Problem, P: np.ndarray):
     every pool entry at once (all pairs, in blocks of SCAN_ROWS), then get their own LP; the
     entries that certify them become their keys' routes.
 
-    Returns (certified mask, q (N, d, m), gain, bound); users not certified are left for `solve`.
+    Returns (certified mask, q (N, d, m), certified gain bound); users not certified are left for
+    `solve`.
     """
     N, d = P.shape
     m = template.m
@@ -350,7 +351,7 @@ def critical_region_chunk(template: Problem, P: np.ndarray):
     Phi[~valid] = -np.inf            # candidates that are not vertices never bind the dual check
     pool, routes = _pool_for(template)
     q = np.zeros((N, d, m))
-    gain, bound = np.full(N, np.nan), np.full(N, np.nan)
+    bound = np.full(N, np.nan)
     done = np.zeros(N, dtype=bool)
     left = np.zeros(N, dtype=bool)   # to `solve`: their own basis did not certify them
     raw = route_keys(P, valid)
@@ -360,9 +361,9 @@ def critical_region_chunk(template: Problem, P: np.ndarray):
     kid = routes.key_ids(key_bytes)[inverse]               # each user's key id (-1: no route yet)
     cols = min(d, m)
 
-    def record(hit, C, g, b, entry=None):
+    def record(hit, C, b, entry=None):
         q[hit, :, :cols] = np.swapaxes(C[:, :cols], 1, 2)                    # q[x, j] = w_j u_j[x]
-        gain[hit], bound[hit] = g, b
+        bound[hit] = b
         done[hit] = True
         if entry is not None:
             ks, counts = np.unique(inverse[hit], return_counts=True)
@@ -382,9 +383,9 @@ def critical_region_chunk(template: Problem, P: np.ndarray):
             if not rows.size:
                 break
             entry = routes.entry[route[rows]]
-            pos, C, g, b = region_test_rows(rows, bases[entry], X, Phi, m)
+            pos, C, _, b = region_test_rows(rows, bases[entry], X, Phi, m)
             if pos.size:
-                record(rows[pos], C, g, b)
+                record(rows[pos], C, b)
                 np.add.at(routes.hits, route[rows[pos]], 1)
                 for j, c in zip(*np.unique(entry[pos], return_counts=True)):
                     pool[j][1] += int(c)
@@ -404,11 +405,11 @@ def critical_region_chunk(template: Problem, P: np.ndarray):
             users = rest[start:start + per_block]
             rows = np.repeat(users, len(group))
             which = np.tile(np.arange(len(group)), users.size)
-            pos, C, g, b = region_test_rows(rows, T_all[which], X, Phi, m)
+            pos, C, _, b = region_test_rows(rows, T_all[which], X, Phi, m)
             first = np.unique(rows[pos], return_index=True)[1]        # each user's first certifying entry
             for j in np.unique(which[pos[first]]):
                 sel = first[which[pos[first]] == j]
-                record(rows[pos[sel]], C[sel], g[sel], b[sel], group[j])
+                record(rows[pos[sel]], C[sel], b[sel], group[j])
 
     while True:
         rest = np.flatnonzero(~done & ~left)
@@ -420,13 +421,13 @@ def critical_region_chunk(template: Problem, P: np.ndarray):
         except ChannelOptError:  # the user's own LP failed: `solve` reports it
             basis = None
         if basis is not None:
-            pos, C, g, b = region_test(basis, rest, X, Phi, m)
+            pos, C, _, b = region_test(basis, rest, X, Phi, m)
             if pos.size:
                 pool.append([basis, 0])
-                record(rest[pos], C, g, b, len(pool) - 1)
+                record(rest[pos], C, b, len(pool) - 1)
         if not done[u]:
             left[u] = True
-    return done, q, gain, bound
+    return done, q, bound
 
 
 # --- vectorized audit and utility ---------------------------------------------------------------
@@ -446,11 +447,6 @@ def gain_batch(template: Problem, P: np.ndarray, q: np.ndarray) -> np.ndarray:
     return np.where(lam > 0, lam * ph, 0.0).sum(axis=1)
 
 
-def objective_batch(template: Problem, P: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """The Bayes utility of each user's channel, from the channel itself (N,)."""
-    return template.utility.from_gain(template, gain_batch(template, P, q), prior=P)
-
-
 # --- driver -------------------------------------------------------------------------------------
 
 def process_chunk(template: Problem, P: np.ndarray) -> dict:
@@ -468,7 +464,7 @@ def _process_chunk(template: Problem, P: np.ndarray) -> dict:
            "method": np.full(N, METHODS.index("solve"), dtype=np.int8), "leakage": np.full((N, k), np.nan)}
     done = np.zeros(N, dtype=bool)   # certified and re-audited by the critical-region method
     if fast_path(template):
-        certified, q, gain, bound = critical_region_chunk(template, P)
+        certified, q, bound = critical_region_chunk(template, P)
         rows = np.flatnonzero(certified)
         qq = q[rows]
         leak = audit_batch(template, P[rows], qq)

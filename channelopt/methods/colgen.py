@@ -349,9 +349,10 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
             # point found so far (the one with the lowest bound); any mu gives a valid bound. A
             # stalled master (STALL) is priced at more such points, all columns kept.
             stall = STALL.get(fam.name)
-            stalled = stall is not None and sc.kind == "bayes-mse" and mu_best is not None and flat >= stall[0]
+            more = stall[1] if stall is not None and sc.kind == "bayes-mse" and mu_best is not None \
+                and flat >= stall[0] else ()
             pricings = []
-            for a in (alpha, *(stall[1] if stall is not None and stalled else ())):
+            for a in (alpha, *more):
                 mu_sep = mu if mu_best is None else a * mu_best + (1.0 - a) * mu
                 one = fam.price(sc.kind, mu_sep, sc.h, deadline=deadline, tol=tol, ratio=PRICING_RATIO,
                                 max_nodes=node_budget)

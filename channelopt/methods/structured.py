@@ -347,8 +347,9 @@ class LIPBox(Family):
         f = SEPARABLE[kind]
         a, b, slope = self._chords(kind)
         w = b - a
+        span = np.where(w > 0, w, 1.0)                # w, where dividing by it is safe
         B = 1.0 - a.sum()
-        pi = np.clip((self.P - a) / np.where(w > 0, w, 1.0), 0.0, 1.0)
+        pi = np.clip((self.P - a) / span, 0.0, 1.0)
         # a coordinate whose top is cut by the mass (e^eps P_x > 1 - sum of the others' lower
         # bounds) reaches it only with every other one at its lower bound: that vertex is one of
         # `initial`'s; the patterns here keep it at a_x and give the others their mean given it
@@ -356,7 +357,7 @@ class LIPBox(Family):
         share_cut = float(pi[cut].sum())
         if cut.any() and share_cut < 1.0:
             given = (self.P - a * share_cut) / (1.0 - share_cut)
-            pi = np.where(cut, 0.0, np.clip((given - a) / np.where(w > 0, w, 1.0), 0.0, 1.0))
+            pi = np.where(cut, 0.0, np.clip((given - a) / span, 0.0, 1.0))
         mu = slope if mu is None else mu
         ga, gb = f(a) - mu * a, f(b) - mu * b
         # the free coordinate: one whose loss grows slowest away from a bound, `cost * distance`
@@ -407,8 +408,8 @@ class LIPBox(Family):
             r, i = r[np.argmax(val)], i[np.argmax(val)]
             best = (int(o1[i]), int(o2[j[r, i]]), float(mass[r, i]))
             losses.append(float(loss[r, i]))
-            for side, j in enumerate(best[:2]):
-                z[T[side, list(subsets[j])]] ^= True
+            for side, pick in enumerate(best[:2]):
+                z[T[side, list(subsets[pick])]] ^= True
             v = np.where(z, b, a)
             v[k] = a[k] + best[2]
             out.append(v)
@@ -418,7 +419,7 @@ class LIPBox(Family):
         out = out[np.all(out >= box_lo * (1 - 1e-12), axis=1) & np.all(out <= box_hi * (1 + 1e-12), axis=1)
                   & (np.abs(out.sum(axis=1) - 1.0) <= 1e-12)]     # admissible, or not a column
         if len(out):
-            self.drift += ((out - a) / np.where(w > 0, w, 1.0)).mean(axis=0) - pi
+            self.drift += ((out - a) / span).mean(axis=0) - pi
         return out
 
 
