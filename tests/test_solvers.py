@@ -309,10 +309,11 @@ def test_a_model_highs_rejects_leaves_the_reused_instance_empty():
     assert h.getModelStatus() != highspy.HighsModelStatus.kOptimal and h.getNumCol() == 0
 
 
-def test_programs_built_from_a_cached_sparsity_pattern_equal_scipys_conversion():
-    """`lp.build` converts its triplets through a cached CSR pattern (`lp._pattern`): along an eps
-    sweep (LIP: the floor substituted; ID-LDP levels) the matrices equal scipy's own COO -> CSR
-    conversion exactly, and the pattern is reused."""
+def test_programs_built_from_a_cached_plan_equal_scipys_substitution():
+    """`lp.build` converts its triplets, the floor substitution included, through a cached plan
+    (`lp._plan`): along an eps sweep (LIP and LDP: the floor substituted) each substituted program
+    equals scipy's own algebra on the unsubstituted one, A_ub M with M = [lift; 0 I] (z_old =
+    M z_new) and the floor rows (now -s <= 0) dropped, and the plan is reused."""
     import scipy.sparse as sp
 
     from channelopt.methods import lp
@@ -323,28 +324,24 @@ def test_programs_built_from_a_cached_sparsity_pattern_equal_scipys_conversion()
     for n in (co.LIP, co.LDP):
         for eps in (0.5, 1.3, 2.9):
             p = co.Problem(prior=P, privacy=[n(eps)], utility=co.Distortion("hamming"))
-            prog = lp.build(p)
-            # the same triplets through scipy
-            blocks = []
-            real = lp._Triplets.csr
-
-            def scipy_csr(self, ncols):
-                cat = np.concatenate
-                out = sp.csr_matrix((cat(self.v), (cat(self.r), cat(self.c))), shape=(self.rows, ncols))
-                out.eliminate_zeros()
-                blocks.append(out)
-                return real(self, ncols)
-
-            lp._Triplets.csr = scipy_csr
-            try:
-                again = lp.build(p)
-            finally:
-                lp._Triplets.csr = real
-            for mine, ref in zip((again.A_ub, again.A_eq), blocks):
-                assert (mine != ref).nnz == 0 and mine.shape == ref.shape
-            assert (prog.A_ub != again.A_ub).nnz == 0
+            sub, full = lp.build(p), lp.build(p, substitute=False)
+            nq, n_aux = sub.d * sub.m, sub.n - sub.d * sub.m
+            M = sp.vstack([sub.lift, sp.hstack([sp.csr_matrix((n_aux, nq)), sp.identity(n_aux)])], format="csr")
+            ref = sp.csr_matrix(full.A_ub @ M)
+            ref.eliminate_zeros()
+            first = ref.indptr[:-1]
+            one = np.diff(ref.indptr) == 1
+            floor = one & (ref.indices[np.minimum(first, ref.nnz - 1)] < nq) & (ref.data[np.minimum(first, ref.nnz - 1)] == -1)
+            floor &= full.b_ub == 0
+            assert floor.sum() == nq                                  # one floor row per entry of q
+            ref_eq = sp.csr_matrix(full.A_eq @ M)
+            ref_eq.eliminate_zeros()
+            for mine, want in ((sub.A_ub, ref[~floor]), (sub.A_eq, ref_eq)):
+                assert mine.shape == want.shape and mine.nnz == want.nnz
+                assert abs(mine - want).max() <= 1e-15 * abs(want).max()
+            assert np.array_equal(sub.b_ub, full.b_ub[~floor]) and np.array_equal(sub.b_eq, full.b_eq)
     assert len(lp._PATTERNS) <= lp.PATTERNS_KEPT
     lp.build(co.Problem(prior=P, privacy=[co.LDP(0.7)], utility=co.Distortion("hamming")))
-    plans = [id(x[3]) for x in lp._PATTERNS]
+    plans = [id(x[-1]) for x in lp._PATTERNS]
     lp.build(co.Problem(prior=P, privacy=[co.LDP(2.2)], utility=co.Distortion("hamming")))
-    assert [id(x[3]) for x in lp._PATTERNS] == plans           # another budget: the same patterns, reused
+    assert [id(x[-1]) for x in lp._PATTERNS] == plans           # another budget: the same plans, reused
