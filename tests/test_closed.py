@@ -68,6 +68,31 @@ def test_lip_hamming_takes_rr_lip_exactly_where_it_is_feasible(seed):
     assert taken and skipped
 
 
+def test_rr_lip_is_declined_only_where_the_audit_rejects_it():
+    """`LIP.closed_form` skips RR-LIP from its largest lift alone, with a margin of twice the
+    audit's tolerance: at budgets near the feasibility boundary P_min = 1 / (e^eps + 1), on either
+    side, it never declines a channel the audit accepts (the audit stays the gate), and it declines
+    every budget more than 1e-6 (relative) below the boundary."""
+    from channelopt.closed_forms import rr_lip
+
+    rng = np.random.default_rng(21)
+    declined = kept = 0
+    for _ in range(400):
+        P = random_prior(rng, int(rng.integers(2, 8)))
+        boundary = math.log(1 / P.min() - 1)
+        if boundary <= 0:
+            continue
+        eps = boundary * (1 + float(rng.choice([-1e-3, -1e-6, -1e-7, -3e-8, -1e-8, 0.0, 1e-8, 1e-6])))
+        p = hamming(P, co.LIP(eps))
+        audit_ok = co.audit(p, rr_lip(P, eps), with_measures=False).ok
+        offered = co.LIP(eps).closed_form(p) is not None
+        assert offered or not audit_ok, (P, eps)
+        if eps < boundary * (1 - 1e-6):
+            assert not offered, (P, eps)
+        declined, kept = declined + (not offered), kept + audit_ok
+    assert declined > 20 and kept > 20
+
+
 def test_the_hamming_bounds_are_valid_even_where_the_form_is_not_optimal():
     rng = np.random.default_rng(5)
     for _ in range(20):

@@ -17,7 +17,7 @@ from scipy.optimize import linprog
 from ..closed_forms import rr_lip_hamming
 from ..errors import ProblemError
 from ..problem import Joint, as_prior_rows, as_vector
-from .base import BatchVertices, LinearBlock, Notion, bit_patterns, floor_rows, per_column, within
+from .base import AUDIT_TOL, BatchVertices, LinearBlock, Notion, bit_patterns, floor_rows, per_column, within
 
 MAX_BOX_DIM = 20
 """Largest alphabet whose prior box is reduced to vertices (d * 2^(d-1) candidates)."""
@@ -164,6 +164,12 @@ class LIP(Notion):
         """Hamming distortion with G = X: RR-LIP (`closed_forms.rr_lip_hamming`); its bound
         certifies it wherever it is feasible (P_min >= 1 / (e^eps + 1))."""
         if problem.latent is None and problem.utility.plain_hamming(problem):
+            # RR-LIP's largest lift is its diagonal's, (1 - (1 - P_min) / e^eps) / P_min (Pr(Y) = P):
+            # where that is beyond what the audit accepts, RR-LIP is not tried (a sweep skips
+            # building its d x d multipliers at every infeasible point)
+            P_min, e = float(problem.prior.min()), float(np.exp(self.epsilon))
+            if P_min <= 0 or np.log((1 - (1 - P_min) / e) / P_min) > self.epsilon + 2 * AUDIT_TOL * max(1.0, self.epsilon):
+                return None
             return rr_lip_hamming(problem.prior, self.epsilon, problem.m)
         return None
 
