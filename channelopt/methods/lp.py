@@ -196,7 +196,7 @@ class _Triplets:
         on, on_q, rows, slot, indices, indptr = _plan(r, c, self.rows, n, self.sub)
         if on is not None:
             v = v[on]
-        if on_q is not None:
+        if on_q is not None and self.sub is not None:
             v = cat([v, self.sub[1] * v[on_q]])
         data = np.bincount(slot, weights=v, minlength=indices.size)   # duplicates summed
         out = sp.csr_matrix((data, indices, indptr), shape=(rows, n))
