@@ -567,7 +567,7 @@ def test_pricing_that_gives_up_at_the_node_cap_ends_the_search_with_a_valid_boun
 
     monkeypatch.setattr(colgen, "MAX_NODES", 3)
     monkeypatch.setattr(colgen, "NODE_MEMORY", 1.0)            # the cap is MAX_NODES itself
-    monkeypatch.setattr(colgen, "LOW_LOSS_COLUMNS", 0)
+    monkeypatch.setattr(colgen, "LOW_LOSS_COLUMNS", {"lip": 0, "ldp": 0})
     rng = np.random.default_rng(8)
     P = rng.dirichlet(np.ones(11))
     p = co.Problem(prior=P, privacy=[co.LIP(0.5)], utility=co.Bayes("histogram-mse"))
@@ -731,3 +731,130 @@ def test_master_lp_stopped_by_the_deadline_in_its_fallback_returns_the_last_opti
     assert mu is None and master.h.runs == 2                     # no cold restart past the deadline
     assert np.array_equal(w, np.r_[w0, np.zeros(len(new))])
     assert np.abs(w @ (master.V / P) - 1).max() < 1e-8           # a channel
+
+
+def ldp_mi_by_hand(eps):
+    """max over A in [0, 1] of KL(P (1 + c 1_S) / (1 + c A) || P) for a set S of mass A, by a
+    dense grid and a golden-section refinement of `(1 + c) A eps / (1 + c A) - log(1 + c A)`
+    (written here from the definition, not from the code's closed form)."""
+    from scipy.optimize import minimize_scalar
+
+    c = math.expm1(eps)
+
+    def kl(A):
+        return (1 + c) * A * eps / (1 + c * A) - math.log1p(c * A)
+
+    grid = np.linspace(0, 1, 10001)
+    a0 = grid[int(np.argmax([kl(a) for a in grid]))]
+    res = minimize_scalar(lambda a: -kl(a), bounds=(max(a0 - 1e-4, 0), min(a0 + 1e-4, 1)), method="bounded",
+                          options={"xatol": 1e-12})
+    return -res.fun
+
+
+def test_ldp_mutual_information_bound_is_the_largest_vertex_kl_and_above_the_enumeration_optimum():
+    """The closed-form bound `I <= t - 1 - log t` against brute force over every subset (KL of every
+    LDP vertex from the prior is at most the bound, and within 1e-3 of it at d = 12), and against
+    the vertex-enumeration LP optimum on random priors."""
+    rng = np.random.default_rng(23)
+    for eps in (0.3, 1.0, 2.5):
+        top = LDPCone(np.full(64, 1 / 64), eps).chord_bound("mutual-information") + math.log(64)
+        assert top == pytest.approx(ldp_mi_by_hand(eps), rel=1e-9)     # no symbol kept apart
+        P = rng.dirichlet(np.ones(12))
+        V = ldp_vertices(P, eps)
+        kl = (V * np.log(V / P)).sum(axis=1)
+        assert kl.max() <= top + 1e-13
+        assert kl.max() >= top - 1e-3 * top
+    split = 0
+    for _ in range(16):
+        P, eps = random_case(rng)
+        p = co.Problem(prior=P, privacy=[co.LDP(eps)], utility=co.Bayes("mutual-information"))
+        _, _, g_enum, _, _ = enumerate_and_solve(p, posterior_rows(p), ldp_vertices(P, eps))
+        fam = LDPCone(P, eps)
+        assert g_enum <= fam.chord_bound("mutual-information") + 1e-12
+        split += fam.split.heavy.size > 0
+    assert split >= 8                               # most of these priors have symbols kept apart
+
+
+def test_ldp_split_bound_equals_the_enumeration_optimum_when_the_light_block_is_negligible():
+    """Five heavy symbols and one of mass 1e-9: the relaxation only lets that symbol's 1e-9 be
+    divided, so its bound is the exact optimum over every vertex to about 1e-9, and never below."""
+    P = np.array([0.3, 0.25, 0.2, 0.15, 0.1 - 1e-9, 1e-9])
+    for eps in (3.0, 4.0, 6.0):                     # A* / 2 < 0.1 - 1e-9
+        fam = LDPCone(P, eps)
+        assert fam.split.heavy.size == 5
+        p = co.Problem(prior=P, privacy=[co.LDP(eps)], utility=co.Bayes("mutual-information"))
+        _, _, g_enum, _, _ = enumerate_and_solve(p, posterior_rows(p), ldp_vertices(P, eps))
+        bound = fam.chord_bound("mutual-information")
+        assert g_enum - 1e-12 <= bound <= g_enum + 1e-8
+
+
+def test_ldp_mutual_information_bound_is_attained_by_sets_of_mass_a_star():
+    """Uniform prior, d = 8, eps chosen so that the maximizing mass A* is 1/4 exactly: the 28 sets of
+    two symbols all have mass A*, each symbol is in them at rate 1/4, so the channel reporting one
+    such set uniformly at random attains I = KL*, the bound; the solver (by vertex enumeration here,
+    d <= 16) must reach it, and by column generation with the chord bound too."""
+    from scipy.optimize import brentq
+
+    from channelopt.methods.structured import kl_top
+
+    eps = brentq(lambda e: kl_top(e)[0] - 0.25, 0.01, 10, xtol=1e-15)
+    hand = ldp_mi_by_hand(eps)
+    P = np.full(8, 1 / 8)
+    p = co.Problem(prior=P, privacy=[co.LDP(eps)], utility=co.Bayes("mutual-information"))
+    r = co.solve(p, time_limit=60)
+    assert r.status == "optimal"
+    assert r.objective == pytest.approx(hand, rel=1e-9)
+    _, _, g, b, info = column_generation(p, family_for(p), time_limit=60)
+    assert g + math.log(8) == pytest.approx(hand, rel=1e-9)
+    assert info.get("bound") == "chord" and b + math.log(8) == pytest.approx(hand, rel=1e-12)
+
+
+def test_ldp_low_loss_sets_have_mass_a_star_and_rate_a_star():
+    from channelopt.methods.structured import kl_top
+
+    rng = np.random.default_rng(8)
+    P = rng.dirichlet(np.ones(64))
+    eps = 1.0
+    fam = LDPCone(P, eps)
+    A_star, top = kl_top(eps)
+    V = fam.low_loss("mutual-information", None, 400, np.random.default_rng(0))
+    assert len(V) >= 390
+    U = V / P
+    S = U > np.sqrt(U.max(axis=1) * U.min(axis=1))[:, None]        # the set of each vertex
+    np.testing.assert_allclose(V, ldp_vertices_of(P, eps, S), rtol=1e-13)
+    mass = S @ P
+    kl = (V * np.log(V / P)).sum(axis=1)
+    assert np.median(top - kl) < 1e-12 and np.all(kl <= top + 1e-13)
+    assert np.median(np.abs(mass - A_star)) < 1e-6
+    assert np.abs(S.mean(axis=0) - A_star).max() < 0.1                # inclusion rates near A*
+
+
+def ldp_vertices_of(P, eps, S):
+    V = P * (1 + math.expm1(eps) * S)
+    return V / V.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("eps", [0.5, 1.0])
+def test_ldp_mutual_information_at_d64_is_certified_against_the_bound_by_hand(eps):
+    P = np.random.default_rng(65).dirichlet(np.ones(64))
+    p = co.Problem(prior=P, privacy=[co.LDP(eps)], utility=co.Bayes("mutual-information"))
+    r = co.solve(p, time_limit=60)
+    assert r.status == "optimal" and all(r.satisfied.values())
+    hand = ldp_mi_by_hand(eps)
+    assert r.objective <= hand + 1e-12
+    assert hand - r.objective <= 1e-9 * r.objective
+    assert r.certificate["bound"] == "chord"
+
+
+def test_ldp_mutual_information_with_heavy_symbols_at_d64_is_certified_below_the_plain_bound():
+    """Zipf prior at eps = 4: A* = 0.057 and seven symbols are heavier than A* / 2, so the plain
+    bound t - 1 - log t is out of reach (by more than 1e-2 here); the split's bound is reached."""
+    rng = np.random.default_rng(0)
+    P = rng.permutation(np.arange(1, 65) ** -1.1)
+    P /= P.sum()
+    p = co.Problem(prior=P, privacy=[co.LDP(4.0)], utility=co.Bayes("mutual-information"))
+    r = co.solve(p, time_limit=60)
+    assert r.status == "optimal" and all(r.satisfied.values())
+    assert r.certificate["bound"] == "chord"
+    assert r.objective < ldp_mi_by_hand(4.0) - 1e-2
+    assert r.certificate.bound - r.objective <= 1e-9 * r.objective

@@ -25,6 +25,10 @@ maximized by an upper set of g). Pricing asks for `max_{v in K} phi(v) - mu . v`
   node is a box on u and its bound is a greedy fill; for LDP a node fixes part of S and an
   interval of `1/tau`, and its bound is a fill over the undecided symbols.
 
+Beside the pricing, closed-form bounds on the gain of every channel, with columns that approach
+them: LIP's chord bound (`LIPBox.chord_bound`) and, for mutual information under LDP, the KL bound
+`I(X; Y) <= t - 1 - log t` (`kl_top`, tightened by keeping heavy symbols apart: `Split`).
+
 Every bound is valid whatever the branching did: a search stopped early (node or time limit)
 reports the largest bound of its open nodes.
 """
@@ -389,29 +393,20 @@ class LIPBox(Family):
             left = B - float(w @ z) + z[k] * w[k]                 # mass k absorbs above a_k
             D = np.where(z[T], w[T], -w[T])                       # what flipping each item adds
             G = np.where(z[T], ga[T] - gb[T], gb[T] - ga[T])      # and to the reduced cost
-            first, second = M @ D[0], M @ D[1]                    # subset sums of each side
-            o1, o2 = np.argsort(first)[::-1], np.argsort(second)
-            f_sorted, s_sorted = first[o1], second[o2]
-            g_first, g_second = (M @ G[0])[o1], (M @ G[1])[o2]
-            pos = np.searchsorted(s_sorted, target - left - f_sorted)   # ascending queries
-            j = np.clip(pos[None, :] + np.array([[-1], [0]]), 0, s_sorted.size - 1)    # two neighbours
-            raw = left + f_sorted + s_sorted[j]
+            raw, gains, first, second = _meet(D, G, M, left, target)
             mass = np.clip(raw, 0.0, w[k])
             vk = a[k] + mass
             loss = np.where(np.abs(raw - mass) <= 1e-15, f(a[k]) + slope[k] * mass - f(vk), np.inf)
             if not np.isfinite(loss.min()):
                 continue
-            # the largest reduced cost among the LOW_LOSS_KEEP matches of least loss
-            keep = min(LOW_LOSS_KEEP, loss.size - 1)
-            r, i = np.unravel_index(np.argpartition(loss.ravel(), keep)[:keep + 1], loss.shape)
-            val = np.where(np.isfinite(loss[r, i]), g_first[i] + g_second[j[r, i]] + f(vk[r, i]) - mu[k] * vk[r, i], -np.inf)
-            r, i = r[np.argmax(val)], i[np.argmax(val)]
-            best = (int(o1[i]), int(o2[j[r, i]]), float(mass[r, i]))
+            r, i = _least_loss(loss)
+            best = int(np.argmax(np.where(np.isfinite(loss[r, i]), gains[r, i] + f(vk[r, i]) - mu[k] * vk[r, i], -np.inf)))
+            r, i = int(r[best]), int(i[best])
             losses.append(float(loss[r, i]))
-            for side, pick in enumerate(best[:2]):
+            for side, pick in enumerate((first[i], second[r, i])):
                 z[T[side, list(subsets[pick])]] ^= True
             v = np.where(z, b, a)
-            v[k] = a[k] + best[2]
+            v[k] = a[k] + float(mass[r, i])
             out.append(v)
         self.last_loss = float(np.median(losses)) if losses else np.inf
         out = np.array(out).reshape(-1, d)
@@ -582,6 +577,29 @@ def _box_bnb(P, f, mu, stop, lo, hi, eps: float | None = None) -> Priced:
     return Priced(cols.best, _upper(cols.best, tol, heap), cols.top(), nodes, stopped)
 
 
+def _meet(D: np.ndarray, G: np.ndarray, M: sparse.csr_array, offset: float, target: float):
+    """Meet in the middle over two tuning sets (`low_loss`): D[s] and G[s] are what flipping each
+    item of set s adds to a sum and to the reduced cost, M the incidence matrix of the subsets
+    flipped. For every subset of the first set, the two subsets of the second whose sums bracket
+    `target - offset - first`. Returns (offset + the pair's sums, the pair's reduced-cost change,
+    the first subset's index (n,), the second's (2, n)), the pairs' axes being (neighbour, first)."""
+    first, second = M @ D[0], M @ D[1]                    # subset sums of each side
+    o1, o2 = np.argsort(first)[::-1], np.argsort(second)
+    f_sorted, s_sorted = first[o1], second[o2]
+    g_first, g_second = (M @ G[0])[o1], (M @ G[1])[o2]
+    pos = np.searchsorted(s_sorted, target - offset - f_sorted)   # ascending queries
+    j = np.clip(pos[None, :] + np.array([[-1], [0]]), 0, s_sorted.size - 1)    # two neighbours
+    return offset + f_sorted + s_sorted[j], g_first[None, :] + g_second[j], o1, o2[j]
+
+
+def _least_loss(loss: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The indices (r, i) of the LOW_LOSS_KEEP matches of least loss (`_meet`'s axes): of them
+    `low_loss` keeps the one with the largest reduced cost at the master's duals."""
+    keep = min(LOW_LOSS_KEEP, loss.size - 1)
+    r, i = np.unravel_index(np.argpartition(loss.ravel(), keep)[:keep + 1], loss.shape)
+    return r, i
+
+
 def _pivotal(pi: np.ndarray, w: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A random 0/1 pattern z with `E z = pi` and `w . z` within one width of `w . pi` (the
     pivotal method of balanced sampling, Deville and Tille 1998): a running fractional coordinate
@@ -644,6 +662,8 @@ class LDPCone(Family):
     def __init__(self, P, eps):
         super().__init__(P, eps)
         self.c = float(np.expm1(self.eps))
+        self.drift = np.zeros(self.d)
+        """How far `low_loss`'s sets so far have strayed from the inclusion rate A* (as LIPBox's)."""
 
     def vertex(self, S: np.ndarray) -> np.ndarray:
         """Rows: the vertices for the boolean rows of S."""
@@ -683,9 +703,205 @@ class LDPCone(Family):
         return _box_bnb(self.P, f, mu, stop, np.full(self.d, np.exp(-self.eps)),
                         np.minimum(np.exp(self.eps), 1.0 / self.P), self.eps)
 
+    def kl(self, A: np.ndarray) -> np.ndarray:
+        """`KL(v_S || P)` of the vertex of any set S of prior mass A: with `v_S = P (1 + c 1_S) /
+        (1 + c A)` the log-ratio is `log((1 + c) / (1 + c A))` on S and `-log(1 + c A)` off it, so
+        `KL = (1 + c) A eps / (1 + c A) - log(1 + c A)`, whatever the prior."""
+        A = np.asarray(A, dtype=float)
+        return (1.0 + self.c) * A * self.eps / (1.0 + self.c * A) - np.log1p(self.c * A)
+
+    @cached_property
+    def split(self) -> Split:
+        """The mutual-information bound's relaxation (`Split`): the symbols of mass at least
+        HEAVY_SHARE * A* (at most HEAVY_MAX, the largest) kept apart, the others merged into one
+        divisible block; with none apart, its closed form (`kl_top`)."""
+        A_star, top = kl_top(self.eps)
+        heavy = np.flatnonzero(self.P >= HEAVY_SHARE * A_star)
+        heavy = heavy[np.argsort(-self.P[heavy], kind="stable")][:min(HEAVY_MAX, self.d - 1)]
+        if not heavy.size:
+            return Split(heavy, np.zeros((1, 0), dtype=bool), np.array([A_star]), np.ones(1), np.array([top]), top,
+                         np.zeros(0), 1.0)
+        split = _relaxed_split(self.P, self.eps, np.sort(heavy))
+        split.bound = min(split.bound, top)            # both bound I(X; Y)
+        return split
+
+    def chord_bound(self, kind):
+        """Mutual information: `-H(P) + Split.bound`. I(X; Y) is the posteriors' mean
+        `KL(post_y || P)`, KL is convex in the posterior so its maximum over the cone is at a
+        vertex, and a vertex's KL depends on its set only through the set's mass A (`kl`). So
+        every eps-LDP channel has `I(X; Y) <= t - 1 - log t`, `t = eps e^eps / (e^eps - 1)`, for
+        any prior (`kl_top`): the dual point `mu = log P`, whose pricing maximum is known in closed
+        form. A channel attains it when every posterior's set has mass A* and each symbol is in
+        the sets at rate A*: impossible for a symbol heavier than A*, which is why those are kept
+        apart (`Split`, a tighter bound). `low_loss` approaches it. None for histogram-MSE (its
+        vertex value depends on `sum_S P_x^2` too)."""
+        if kind != "mutual-information":
+            return np.inf
+        return float(_xlogx(self.P).sum() + self.split.bound)
+
+    def low_loss(self, kind, mu, n, rng, deadline=np.inf, depth=LOW_LOSS_DEPTH[1]):
+        """Up to n vertices that nearly attain `chord_bound`: each copies the heavy part J and the
+        light mass a of a column of the relaxation's optimum (`Split`, drawn by weight) and fills
+        the light part with a set of mass within a hair of a, so that its loss, the relaxation's
+        reduced cost lost (quadratic in the distance), is tiny. The light set is drawn by the
+        pivotal method with inclusion rate `a / P(light)` (less `drift`) and its mass within one
+        symbol's of a; flipping up to `depth` symbols of each of two disjoint random tuning sets,
+        matched by a meet in the middle (`_meet`), brings it to a. Of the LOW_LOSS_KEEP matches
+        of least loss, the one with the largest reduced cost at the master's duals mu (None: the
+        chord's `log P`) is kept (`_least_loss`)."""
+        d, P, c = self.d, self.P, self.c
+        sp = self.split
+        light = np.setdiff1d(np.arange(d), sp.heavy)
+        half = min(LOW_LOSS_TUNING, light.size // 2)
+        if kind != "mutual-information" or half < 1:
+            return np.zeros((0, d))
+        PL = P[light]
+        mass_l = float(PL.sum())
+        log_p = np.log(P)
+        # phi(v_S) - mu . v_S = kl(A) + v_S . (log P - mu) = kl(A) + (sum rho + c rho(S)) / (1 + c A)
+        rho = P * (log_p - (log_p if mu is None else mu))
+        subsets, M = _subset_matrix(half, depth)
+        rate = float(sp.w @ sp.a) / mass_l                  # the light symbols' mean inclusion rate
+        out, losses = [], []
+        for _ in range(n):
+            if time.perf_counter() > deadline:
+                break
+            k = int(rng.choice(sp.w.size, p=sp.w))
+            z = np.zeros(d, dtype=bool)
+            z[sp.heavy] = sp.J[k]
+            z[light] = _pivotal(np.clip(sp.a[k] / mass_l - self.drift[light], 0.0, 1.0), PL, rng)
+            T = light[rng.permutation(light.size)[:2 * half]].reshape(2, half)
+            D = np.where(z[T], -P[T], P[T])                       # what flipping each symbol adds
+            R = np.where(z[T], -rho[T], rho[T])
+            A, gains, first, second = _meet(D, R, M, float(P @ z), float(P[sp.heavy] @ sp.J[k]) + sp.a[k])
+            loss = np.where((A > 0.0) & (A < 1.0), -sp.reduced_cost(sp.J[k], A, self.eps), np.inf)
+            if not np.isfinite(loss.min()):
+                continue
+            base = rho.sum() + c * float(rho @ z)
+            r, i = _least_loss(loss)
+            value = self.kl(A[r, i]) + (base + c * gains[r, i]) / (1.0 + c * A[r, i])
+            best = int(np.argmax(np.where(np.isfinite(loss[r, i]), value, -np.inf)))
+            r, i = int(r[best]), int(i[best])
+            losses.append(float(loss[r, i]))
+            for side, pick in enumerate((first[i], second[r, i])):
+                z[T[side, list(subsets[pick])]] ^= True
+            out.append(z)
+        self.last_loss = float(np.median(losses)) if losses else np.inf
+        S = np.array(out, dtype=bool).reshape(-1, d)
+        S = S[S.any(axis=1) & ~S.all(axis=1)]
+        if len(S):
+            self.drift[light] += S[:, light].mean(axis=0) - rate
+        return self.vertex(S)
+
     def prefers_vertices(self, kind: str) -> bool:
         """Whether the closed-form vertex set (2^d - 2 columns) beats column generation here."""
         return kind in SEPARABLE and self.d <= VERTEX_MAX_D
+
+
+@dataclass
+class Split:
+    """A relaxation of mutual information under LDP (`LDPCone.split`): the heavy symbols kept, the
+    light ones merged into one block whose set part may have any mass a in [0, P(light)]. A
+    column is (J, a), J the heavy symbols in the set; its posterior on (heavy, block) is
+    `(P_H (1 + c 1_J), P(light) + c a) / (1 + c A)`, `A = P(J) + a`, and its gain `kl(A)`, the KL
+    of every vertex whose set is J plus light symbols of mass a. Every channel's posteriors, so
+    merged, are a mixture of such columns averaging to the merged prior, with the same mean KL
+    (its I(X; Y)): the relaxation's optimum `bound` bounds I(X; Y). Kept: its optimal columns
+    (J, a, weights w) and duals mu (on heavy symbols, then the block)."""
+
+    heavy: np.ndarray
+    J: np.ndarray
+    a: np.ndarray
+    w: np.ndarray
+    mu: np.ndarray
+    bound: float
+    PH: np.ndarray
+    PL: float
+
+    def reduced_cost(self, J: np.ndarray, A: np.ndarray, eps: float) -> np.ndarray:
+        """`kl(A) - mu . posterior` of the columns with heavy part J and total masses A."""
+        PH, PL = self.PH, self.PL
+        c = math.expm1(eps)
+        u = 1.0 + c * np.asarray(A, dtype=float)
+        kl = (1.0 + c) * eps * (u - 1.0) / (c * u) - np.log(u)
+        a = np.asarray(A) - float(PH @ J)
+        return kl - (self.mu[:-1] @ (PH * (1.0 + c * J)) + self.mu[-1] * (PL + c * a)) / u
+
+
+HEAVY_SHARE, HEAVY_MAX = 0.5, 12
+"""`LDPCone.split` keeps apart the symbols of mass at least HEAVY_SHARE * A* (A* the mass of the
+sets farthest from the prior, `kl_top`), at most HEAVY_MAX of them (2^HEAVY_MAX heavy parts)."""
+SPLIT_ROUNDS = 200
+
+
+def _relaxed_split(P: np.ndarray, eps: float, heavy: np.ndarray) -> Split:
+    """Solve `Split`'s relaxation by column generation on its own small master (heavy symbols + 1
+    rows). Pricing is closed form for each of the 2^h heavy parts J: with `u = 1 + c A`, a
+    column's reduced cost is `t - mu_L - (t + K_J) / u - log u` (t = eps e^eps / (e^eps - 1),
+    `K_J = mu . P' + c mu_H . P_J - mu_L (1 + c P(J))`), whose one stationary point `u = t + K_J`
+    is its maximum, clipped to the masses J allows. The bound is `mu . P' + max reduced cost`
+    (weak duality, valid for any mu) plus a margin of 16 ulps of t for round-off; the loop stops
+    once it is within 1e-13 t of the master's value (or after SPLIT_ROUNDS rounds)."""
+    from .colgen import Master
+
+    c = math.expm1(eps)
+    t = (1.0 + c) * eps / c
+    light = np.setdiff1d(np.arange(P.size), heavy)
+    PH, PL = P[heavy], float(P[light].sum())
+    Pm = np.r_[PH, PL]
+    Js = np.array(np.meshgrid(*[[False, True]] * heavy.size, indexing="ij")).reshape(heavy.size, -1).T
+    PJ = Js @ PH
+
+    def columns(rows, a):
+        u = 1.0 + c * (PJ[rows] + a)
+        V = np.hstack([PH * (1.0 + c * Js[rows]) / u[:, None], ((PL + c * a) / u)[:, None]])
+        return V, (1.0 + c) * eps * (u - 1.0) / (c * u) - np.log(u)
+
+    def price(mu):
+        K = mu @ Pm + c * (Js @ (mu[:-1] * PH)) - mu[-1] * (1.0 + c * PJ)
+        u = np.clip(t + K, 1.0 + c * PJ, 1.0 + c * (PJ + PL))
+        return t - mu[-1] - (t + K) / u - np.log(u), np.clip((u - 1.0) / c - PJ, 0.0, PL)
+
+    master = Master(Pm)
+    A_star = kl_top(eps)[0]
+    rows = np.tile(np.arange(len(Js)), 3)
+    a0 = np.r_[np.clip(A_star - PJ, 0.0, PL), np.zeros(len(Js)), np.full(len(Js), PL)]
+    master.add(*columns(rows, a0))
+    J_of, a_of = rows, a0
+    tol = 1e-13 * max(1.0, t)                       # what round-off leaves of a reduced cost
+    for rounds in range(SPLIT_ROUNDS + 1):
+        w, mu = master.solve()
+        assert mu is not None
+        rc, a = price(mu)
+        value, bound = float(master.gains @ w), float(mu @ Pm + rc.max())
+        new = np.flatnonzero(rc > tol)
+        if bound - value <= tol or not new.size or rounds == SPLIT_ROUNDS:
+            break
+        master.add(*columns(new, a[new]))
+        J_of, a_of = np.r_[J_of, new], np.r_[a_of, a[new]]
+    used = w > 0
+    assert mu is not None
+    return Split(heavy, Js[J_of[used]], a_of[used], w[used] / w[used].sum(), mu,
+                 bound + 16 * np.finfo(float).eps * t, PH, PL)
+
+
+def kl_top(eps: float) -> tuple[float, float]:
+    """(A*, KL*): the mass of the LDP vertices farthest from the prior in KL and that KL,
+    `max_A (1 + c) A eps / (1 + c A) - log(1 + c A)` (`LDPCone.kl`, c = e^eps - 1). Setting its
+    derivative `(1 + c) eps / (1 + c A)^2 - c / (1 + c A)` to zero gives `1 + c A* = t`,
+    `t = eps e^eps / (e^eps - 1)`, and `KL* = t - 1 - log t`. `t - 1` and `s - log(1 + s)` are
+    summed as series where the direct forms cancel (eps < 0.1, s < 0.05)."""
+    if eps < 0.1:                                   # t - 1 = (eps + expm1(-eps)) / -expm1(-eps)
+        num = math.fsum((-eps) ** k / math.factorial(k) for k in range(2, 25))
+    else:
+        num = eps + math.expm1(-eps)
+    s = num / -math.expm1(-eps)
+    if s < 0.05:
+        top = math.fsum((-1) ** k * s ** k / k for k in range(2, 40))
+    else:
+        top = s - math.log1p(s)
+    c = math.expm1(eps) if eps < 700 else math.inf
+    return s / c, top
 
 
 def _price_map(fam: Family, mu: np.ndarray) -> Priced:
