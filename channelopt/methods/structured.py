@@ -231,6 +231,12 @@ class Family:
         (separable phi), or inf where the family has none."""
         return np.inf
 
+    def design(self, kind: str, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """(posteriors as rows, their probabilities) of a channel built in closed form near
+        `chord_bound`, empty where the family has none: what the column generation returns when
+        it has not found better within its time."""
+        return np.zeros((0, self.d)), np.zeros(0)
+
     def low_loss(self, kind: str, mu: np.ndarray | None, n: int, rng: np.random.Generator,
                  deadline: float = np.inf, depth: int = LOW_LOSS_DEPTH[1]) -> np.ndarray:
         """Vertices (rows) that nearly attain `chord_bound`, chosen by their reduced cost at the
@@ -331,6 +337,34 @@ class LIPBox(Family):
         and the column generation stops once the gap to it is within its target."""
         a, _, slope = self._chords(kind)
         return float(np.sum(SEPARABLE[kind](a) + slope * (self.P - a)))
+
+    def design(self, kind, rng):
+        """The sliding-window channel (as `LDPCone.design`, with a free coordinate): the symbols
+        laid on a circle of circumference `sum w` in a random order, each an arc of its width
+        `w_x = b_x - a_x`; for theta uniform, the window `[theta, theta + B)`, `B = 1 - sum a`,
+        gives the posterior `v_x = a_x + |arc_x & window|`, which sums to 1 and lies in the box.
+        Each arc is covered at the rate `B / sum w = (P_x - a_x) / w_x` (the same for every
+        symbol when no coordinate's range is cut by the mass: otherwise there is no design), so
+        the posteriors average to the prior. Between breakpoints (an arc's end at a window's end)
+        v is linear in theta, so the posteriors at the breakpoints (vertices: one arc cut), each
+        with half the length of its two pieces, are the same channel. Its chord loss is the cut
+        coordinate's. Built in O(d^2); d = 1024, Dirichlet(1), eps = 1, 2d outputs: mutual
+        information 0.46123 against the bound 0.46212, histogram-MSE 0.996004 against 0.995996
+        (the column generation's 60 s results before: 0.0227 and 0.997966)."""
+        a, b = self.extent()
+        if kind not in SEPARABLE or np.any(a > self.P * self.lo * (1 + 1e-12)) \
+                or np.any(b < self.P * self.hi * (1 - 1e-12)):
+            return np.zeros((0, self.d)), np.zeros(0)
+        w = b - a
+        C, B = float(w.sum()), 1.0 - float(a.sum())
+        start = np.empty(self.d)
+        order = rng.permutation(self.d)
+        start[order] = np.r_[0.0, np.cumsum(w[order])[:-1]]
+        theta = np.unique(np.r_[start, (start - B) % C])
+        over = sum(np.clip(np.minimum(start + w, theta[:, None] + B + k * C)
+                           - np.maximum(start, theta[:, None] + k * C), 0.0, None) for k in (-1, 0, 1))
+        piece = np.diff(np.r_[theta, theta[0] + C])                  # from each breakpoint to the next
+        return a + np.minimum(over, w), 0.5 * (piece + np.roll(piece, 1)) / C
 
     def low_loss(self, kind, mu, n, rng, deadline=np.inf, depth=LOW_LOSS_DEPTH[1]):
         """Up to n vertices whose free coordinate sits within a hair of a bound, so that their
@@ -738,6 +772,33 @@ class LDPCone(Family):
         if kind != "mutual-information":
             return np.inf
         return float(_xlogx(self.P).sum() + self.split.bound)
+
+    def design(self, kind, rng):
+        """Mutual information: the sliding-window channel. The symbols are laid on a circle of
+        circumference 1 in a random order, each an arc of length P_x; for theta uniform on the
+        circle, the output is the interval of theta between consecutive breakpoints and its set
+        `S_y` the symbols whose arc starts in `[theta, theta + A*)`. A start lies in that window for
+        a fraction A* of theta, so every symbol is in the sets at rate exactly A*, and
+        `q(y | x) = len_y (1 + c 1_{S_y}(x)) / (1 + c A*)` is a channel (rows sum to 1) and eps-LDP
+        for any prior. Its sets' masses are within one symbol of A*, so its I(X; Y) is within
+        about `kl''(A*) max P^2` of `t - 1 - log t` (d = 1024, Dirichlet(1), eps = 1: 9e-6
+        relative). Up to 2d outputs, built in O(d^2); output y has probability
+        `len_y (1 + c P(S_y)) / (1 + c A*)`."""
+        if kind != "mutual-information":
+            return np.zeros((0, self.d)), np.zeros(0)
+        S, length = self.windows(rng)
+        A_star = kl_top(self.eps)[0]
+        return self.vertex(S), length * (1.0 + self.c * (S @ self.P)) / (1.0 + self.c * A_star)
+
+    def windows(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """(sets S_y as boolean rows, lengths len_y) of `design`'s sliding-window channel."""
+        A_star = kl_top(self.eps)[0]
+        start = np.empty(self.d)
+        order = rng.permutation(self.d)
+        start[order] = np.r_[0.0, np.cumsum(self.P[order])[:-1]]
+        cuts = np.unique(np.r_[start, (start - A_star) % 1.0, 0.0, 1.0])
+        mids = 0.5 * (cuts[:-1] + cuts[1:])
+        return (start[None, :] - mids[:, None]) % 1.0 < A_star, np.diff(cuts)
 
     def low_loss(self, kind, mu, n, rng, deadline=np.inf, depth=LOW_LOSS_DEPTH[1]):
         """Up to n vertices that nearly attain `chord_bound`: each copies the heavy part J and the
