@@ -276,9 +276,10 @@ def column_generation(problem, fam: Family, time_limit: float = 60.0, progress=N
     master, w, value, bound, info = _generate(P, fam, sc, deadline, progress, max_rounds, GAP_TOL, start)
     if sc.kind in SEPARABLE and info.get("stopped"):
         V, p = _within(*fam.design(sc.kind, np.random.default_rng(0)), problem.m, sc.phi)
-        if len(p) and float(p @ sc.phi(V)) > value:        # the closed-form design is the better channel
+        gain = float(p @ sc.phi(V))
+        if len(p) and gain > value:                    # the closed-form design is the better channel
             info["channel"] = "design"
-            return PosteriorSolution(V, p, sc.gain(float(p @ sc.phi(V))), sc.gain(bound), info)
+            return PosteriorSolution(V, p, sc.gain(gain), sc.gain(bound), info)
     return PosteriorSolution(master.V, w, sc.gain(value), sc.gain(bound), info)
 
 
@@ -297,12 +298,13 @@ def _within(V: np.ndarray, p: np.ndarray, m: int, phi) -> tuple[np.ndarray, np.n
     nxt = np.r_[1:len(p), 0]
 
     def loss(i):
+        """What merging each output of i with its next loses."""
         j = nxt[i]
         q = p[i] + p[j]
-        return g[i] + g[j] - q * phi(((p[i] * V[i] + p[j] * V[j]) / q)[None, :])[0]
+        return g[i] + g[j] - q * phi((p[i, None] * V[i] + p[j, None] * V[j]) / q[:, None])
 
     alive = np.ones(len(p), dtype=bool)
-    L = g + g[nxt] - (p + p[nxt]) * phi((p[:, None] * V + p[nxt, None] * V[nxt]) / (p + p[nxt])[:, None])
+    L = loss(np.arange(len(p)))
     while alive.sum() > m:
         i = int(np.argmin(np.where(alive, L, np.inf)))
         j = int(nxt[i])
@@ -311,9 +313,9 @@ def _within(V: np.ndarray, p: np.ndarray, m: int, phi) -> tuple[np.ndarray, np.n
         p[i], g[i] = q, q * phi(V[i][None, :])[0]
         alive[j], L[j] = False, np.inf
         nxt[i] = nxt[j]
-        L[i] = loss(i)
+        L[i] = loss(np.array([i]))[0]
         prev = np.flatnonzero(alive & (nxt == i))
-        L[prev] = [loss(int(k)) for k in prev]
+        L[prev] = loss(prev)
     return V[alive], p[alive]
 
 

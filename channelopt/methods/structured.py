@@ -357,13 +357,11 @@ class LIPBox(Family):
             return np.zeros((0, self.d)), np.zeros(0)
         w = b - a
         C, B = float(w.sum()), 1.0 - float(a.sum())
-        start = np.empty(self.d)
-        order = rng.permutation(self.d)
-        start[order] = np.r_[0.0, np.cumsum(w[order])[:-1]]
-        theta = np.unique(np.r_[start, (start - B) % C])
+        start, cuts = _arcs(w, B, rng)
+        theta = cuts[:-1]
         over = sum(np.clip(np.minimum(start + w, theta[:, None] + B + k * C)
                            - np.maximum(start, theta[:, None] + k * C), 0.0, None) for k in (-1, 0, 1))
-        piece = np.diff(np.r_[theta, theta[0] + C])                  # from each breakpoint to the next
+        piece = np.diff(cuts)                                        # from each breakpoint to the next
         return a + np.minimum(over, w), 0.5 * (piece + np.roll(piece, 1)) / C
 
     def low_loss(self, kind, mu, n, rng, deadline=np.inf, depth=LOW_LOSS_DEPTH[1]):
@@ -634,6 +632,18 @@ def _least_loss(loss: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return r, i
 
 
+def _arcs(lengths: np.ndarray, window: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The designs' circle (`Family.design`): arcs of these lengths laid end to end in a random
+    order on a circle of circumference C = sum(lengths). Returns (each arc's start, the sorted
+    breakpoints of a window of length `window` going once round, from 0 to C: where an arc's
+    start meets either end of the window)."""
+    start = np.empty(lengths.size)
+    order = rng.permutation(lengths.size)
+    start[order] = np.r_[0.0, np.cumsum(lengths[order])[:-1]]
+    C = float(lengths.sum())
+    return start, np.unique(np.r_[start, (start - window) % C, C])
+
+
 def _pivotal(pi: np.ndarray, w: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A random 0/1 pattern z with `E z = pi` and `w . z` within one width of `w . pi` (the
     pivotal method of balanced sampling, Deville and Tille 1998): a running fractional coordinate
@@ -738,11 +748,8 @@ class LDPCone(Family):
                         np.minimum(np.exp(self.eps), 1.0 / self.P), self.eps)
 
     def kl(self, A: np.ndarray) -> np.ndarray:
-        """`KL(v_S || P)` of the vertex of any set S of prior mass A: with `v_S = P (1 + c 1_S) /
-        (1 + c A)` the log-ratio is `log((1 + c) / (1 + c A))` on S and `-log(1 + c A)` off it, so
-        `KL = (1 + c) A eps / (1 + c A) - log(1 + c A)`, whatever the prior."""
-        A = np.asarray(A, dtype=float)
-        return (1.0 + self.c) * A * self.eps / (1.0 + self.c * A) - np.log1p(self.c * A)
+        """`KL(v_S || P)` of the vertex of any set S of prior mass A (`_kl`)."""
+        return _kl(A, self.eps)
 
     @cached_property
     def split(self) -> Split:
@@ -793,12 +800,9 @@ class LDPCone(Family):
     def windows(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """(sets S_y as boolean rows, lengths len_y) of `design`'s sliding-window channel."""
         A_star = kl_top(self.eps)[0]
-        start = np.empty(self.d)
-        order = rng.permutation(self.d)
-        start[order] = np.r_[0.0, np.cumsum(self.P[order])[:-1]]
-        cuts = np.unique(np.r_[start, (start - A_star) % 1.0, 0.0, 1.0])
+        start, cuts = _arcs(self.P, A_star, rng)
         mids = 0.5 * (cuts[:-1] + cuts[1:])
-        return (start[None, :] - mids[:, None]) % 1.0 < A_star, np.diff(cuts)
+        return (start[None, :] - mids[:, None]) % cuts[-1] < A_star, np.diff(cuts)
 
     def low_loss(self, kind, mu, n, rng, deadline=np.inf, depth=LOW_LOSS_DEPTH[1]):
         """Up to n vertices that nearly attain `chord_bound`: each copies the heavy part J and the
@@ -884,9 +888,8 @@ class Split:
         PH, PL = self.PH, self.PL
         c = math.expm1(eps)
         u = 1.0 + c * np.asarray(A, dtype=float)
-        kl = (1.0 + c) * eps * (u - 1.0) / (c * u) - np.log(u)
         a = np.asarray(A) - float(PH @ J)
-        return kl - (self.mu[:-1] @ (PH * (1.0 + c * J)) + self.mu[-1] * (PL + c * a)) / u
+        return _kl(A, eps) - (self.mu[:-1] @ (PH * (1.0 + c * J)) + self.mu[-1] * (PL + c * a)) / u
 
 
 HEAVY_SHARE, HEAVY_MAX = 0.5, 12
@@ -916,7 +919,7 @@ def _relaxed_split(P: np.ndarray, eps: float, heavy: np.ndarray) -> Split:
     def columns(rows, a):
         u = 1.0 + c * (PJ[rows] + a)
         V = np.hstack([PH * (1.0 + c * Js[rows]) / u[:, None], ((PL + c * a) / u)[:, None]])
-        return V, (1.0 + c) * eps * (u - 1.0) / (c * u) - np.log(u)
+        return V, _kl(PJ[rows] + a, eps)
 
     def price(mu):
         K = mu @ Pm + c * (Js @ (mu[:-1] * PH)) - mu[-1] * (1.0 + c * PJ)
@@ -944,6 +947,15 @@ def _relaxed_split(P: np.ndarray, eps: float, heavy: np.ndarray) -> Split:
     assert mu is not None
     return Split(heavy, Js[J_of[used]], a_of[used], w[used] / w[used].sum(), mu,
                  bound + 16 * np.finfo(float).eps * t, PH, PL)
+
+
+def _kl(A, eps: float) -> np.ndarray:
+    """`KL(v_S || P)` of the LDP vertex of any set S of prior mass A: with `v_S = P (1 + c 1_S) /
+    (1 + c A)` (c = e^eps - 1) the log-ratio is `log((1 + c) / (1 + c A))` on S and
+    `-log(1 + c A)` off it, so `KL = (1 + c) A eps / (1 + c A) - log(1 + c A)`, whatever the prior."""
+    c = math.expm1(eps)
+    A = np.asarray(A, dtype=float)
+    return (1.0 + c) * A * eps / (1.0 + c * A) - np.log1p(c * A)
 
 
 def kl_top(eps: float) -> tuple[float, float]:
