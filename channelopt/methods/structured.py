@@ -231,6 +231,12 @@ class Family:
         (separable phi), or inf where the family has none."""
         return np.inf
 
+    def shape_bound(self, kind: str, deadline: float = np.inf) -> tuple[float, np.ndarray | None]:
+        """(a bound on the gain of every channel, the dual point it holds at) for a separable phi
+        without `chord_bound`, from a relaxation that needs no branching; (inf, None) where the
+        family has none."""
+        return np.inf, None
+
     def design(self, kind: str, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """(posteriors as rows, their probabilities) of a channel built in closed form near
         `chord_bound`, empty where the family has none: what the column generation returns when
@@ -779,6 +785,15 @@ class LDPCone(Family):
         if kind != "mutual-information":
             return np.inf
         return float(_xlogx(self.P).sum() + self.split.bound)
+
+    def shape_bound(self, kind: str, deadline: float = np.inf) -> tuple[float, np.ndarray | None]:
+        """Histogram-MSE: (a bound on every channel's gain, the dual point it holds at) from the
+        chord relaxation over intervals of tau at a dual of the prior's shape
+        (`relaxed.shape_bound`); (inf, None) for mutual information, whose KL bound is tighter."""
+        if kind != "histogram-mse":
+            return np.inf, None
+        from .relaxed import shape_bound
+        return shape_bound(self.P, self.eps, kind, deadline)
 
     def design(self, kind, rng):
         """Mutual information: the sliding-window channel. The symbols are laid on a circle of
