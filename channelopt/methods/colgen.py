@@ -423,7 +423,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
         elif run < ASCENT_RUN and not level:           # (not at a stalled master's duals)
             new = _ascent_columns(fam, sc, mu, np.vstack([master.V[w > 0], last]), tol)
             ascents, run = (ascents + 1, run + 1) if len(new) else (ascents, run)
-        if not len(new) and level:
+        if not len(new) and level and levels is not None and centre is not None:
             # the level method: price exactly at the projection of the best dual point on the
             # master's model at a level between its value and the bound (_level_point)
             run = 0
