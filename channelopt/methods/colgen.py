@@ -423,73 +423,63 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
         elif run < ASCENT_RUN and not level:           # (not at a stalled master's duals)
             new = _ascent_columns(fam, sc, mu, np.vstack([master.V[w > 0], last]), tol)
             ascents, run = (ascents + 1, run + 1) if len(new) else (ascents, run)
-        if not len(new) and level and levels is not None and centre is not None:
-            # the level method: price exactly at the projection of the best dual point on the
-            # master's model at a level between its value and the bound (_level_point)
+        if not len(new):
             run = 0
-            mu_l = _level_point(master, centre, value + levels[1] * (top - value))
-            one = fam.price(sc.kind, mu_l, sc.h, deadline=deadline, tol=tol, max_nodes=node_budget)
-            nodes += one.nodes
-            if float(mu_l @ P + one.upper) < top:
-                centre, top = mu_l, float(mu_l @ P + one.upper)
-            if top < bound:
-                bound, mu_best = top, centre
-            rel = _natural_gap(sc.kind, value, min(bound, fixed), P)
-            if progress is not None:
-                progress(rounds, rel)
-            if rel <= gap_tol or min(bound, fixed) - value <= 1e-13:
-                break
-            new = one.columns
-            if len(new):
-                new = new[sc.phi(new) - new @ mu_l > 1e-12 * max(1.0, abs(value))]
-            if not len(new) and one.stopped:
-                if one.stopped == "max_nodes" and time.perf_counter() < deadline:
-                    if node_budget < node_cap:
-                        node_budget = min(4 * node_budget, node_cap)   # gave up, not converged: search deeper
-                    else:
-                        levels, node_budget = None, MAX_NODES   # exact pricing out of reach: smoothing only
-                    continue
-                stopped = one.stopped
-                break
-        elif not len(new):
-            run = 0
-            # Wentges smoothing: price at a point between the master's duals and the best dual
-            # point found so far (the one with the lowest bound); any mu gives a valid bound. A
-            # stalled master (STALL) is priced at more such points, all columns kept.
-            stall = STALL.get(fam.name)
-            more = stall[1] if stall is not None and sc.kind == "bayes-mse" and mu_best is not None \
-                and flat >= stall[0] else ()
-            pricings = []
-            for a in (alpha, *more):
-                mu_sep = mu if mu_best is None else a * mu_best + (1.0 - a) * mu
-                one = fam.price(sc.kind, mu_sep, sc.h, deadline=deadline, tol=tol, ratio=PRICING_RATIO,
-                                max_nodes=node_budget)
-                nodes += one.nodes
-                b_sep = float(mu_sep @ P + one.upper)
-                if b_sep < bound:
-                    bound, mu_best = b_sep, mu_sep
-                pricings.append(one)
-            priced = pricings[0]
-            if len(pricings) > 1:
-                priced = dataclasses.replace(priced, columns=np.unique(np.vstack([x.columns for x in pricings]), axis=0))
+            if level and levels is not None and centre is not None:
+                # the level method: price exactly at the projection of the best dual point on the
+                # master's model at a level between its value and the bound (_level_point)
+                at = _level_point(master, centre, value + levels[1] * (top - value))
+                priced = fam.price(sc.kind, at, sc.h, deadline=deadline, tol=tol, max_nodes=node_budget)
+                nodes += priced.nodes
+                if float(at @ P + priced.upper) < top:
+                    centre, top = at, float(at @ P + priced.upper)
+                if top < bound:
+                    bound, mu_best = top, centre
+            else:
+                # Wentges smoothing: price at a point between the master's duals and the best dual
+                # point found so far (the one with the lowest bound); any mu gives a valid bound. A
+                # stalled master (STALL) is priced at more such points, all columns kept.
+                at = mu
+                stall = STALL.get(fam.name)
+                more = stall[1] if stall is not None and sc.kind == "bayes-mse" and mu_best is not None \
+                    and flat >= stall[0] else ()
+                pricings = []
+                for a in (alpha, *more):
+                    mu_sep = mu if mu_best is None else a * mu_best + (1.0 - a) * mu
+                    one = fam.price(sc.kind, mu_sep, sc.h, deadline=deadline, tol=tol, ratio=PRICING_RATIO,
+                                    max_nodes=node_budget)
+                    nodes += one.nodes
+                    b_sep = float(mu_sep @ P + one.upper)
+                    if b_sep < bound:
+                        bound, mu_best = b_sep, mu_sep
+                    pricings.append(one)
+                priced = pricings[0]
+                if len(pricings) > 1:
+                    priced = dataclasses.replace(priced, columns=np.unique(np.vstack([x.columns for x in pricings]), axis=0))
             rel = _natural_gap(sc.kind, value, min(bound, fixed), P)
             if progress is not None:
                 progress(rounds, rel)
             if rel <= gap_tol or min(bound, fixed) - value <= 1e-13:
                 break
             new = priced.columns
-            if len(new):
-                new = new[sc.phi(new) - new @ mu > 1e-12 * max(1.0, abs(value))]
+            if len(new):       # (at a level point: the columns that cut the model there)
+                new = new[sc.phi(new) - new @ at > 1e-12 * max(1.0, abs(value))]
             if not len(new):
-                if alpha > 0 and mu_best is not None:      # mis-pricing: price at the master's duals
+                if level and priced.stopped == "max_nodes" and time.perf_counter() < deadline \
+                        and node_budget >= node_cap:
+                    levels, node_budget = None, MAX_NODES   # exact pricing out of reach: smoothing only
+                    continue
+                if not level and alpha > 0 and mu_best is not None:   # mis-pricing: price at the master's duals
                     alpha = 0.0 if alpha < 0.1 else alpha / 2
                     continue
                 if priced.stopped == "max_nodes" and time.perf_counter() < deadline and node_budget < node_cap:
                     node_budget = min(4 * node_budget, node_cap)   # the pricing gave up, not converged: search deeper
                     continue
-                stopped = priced.stopped or "pricing found no improving column"
-                break
-            alpha = min(SMOOTHING, alpha * 1.5) if alpha > 0 else 0.0
+                if not level or priced.stopped:             # (at a level point: the bound fell, go on)
+                    stopped = priced.stopped or "pricing found no improving column"
+                    break
+            elif not level:
+                alpha = min(SMOOTHING, alpha * 1.5) if alpha > 0 else 0.0
         if time.perf_counter() > deadline:
             stopped = "time_limit"
             break
@@ -498,8 +488,8 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
             break
         last = new
         master.add(new, sc.phi(new))
-        at, keep = PRUNE[fam.name]
-        if len(master.V) > at * P.size:
+        prune_at, keep = PRUNE[fam.name]
+        if len(master.V) > prune_at * P.size:
             master.prune(mu, np.r_[w, np.zeros(len(new))], keep * P.size)
     master.mu_best = mu_best
     info = {"rounds": rounds, "ascent_rounds": ascents, "columns": len(master.V), "pricing_nodes": nodes, "pricing": fam.name + "-structured"}
