@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections import deque
 from dataclasses import dataclass
 
 import clarabel
@@ -81,6 +82,11 @@ pricing still found a column worth 1.3e-4 and the bound ended 1.0e-6 above); the
 the bound instead: certified to 1e-9 in 14 s. lambda 0.1 / 0.2 / 0.3 / 0.5: 14.3 / 13.9 / 17.3 /
 26.7 s; 5 / 20 / 50 flat rounds (lambda 0.3 / 0.2): 21.2 / 13.9 / 17.6 s. Its pricing is exact (ratio 1):
 at ratio 0.5 eps = 2 did not close in 60 s (30 s exact)."""
+LEVEL_HELD = 4
+"""The columns added by the last LEVEL_HELD level rounds are never pruned: the model must keep the
+cuts of the last few points, or the projections cycle (pruned by reduced cost at the master's
+duals, or at the last level point with (16, 8): d = 64 and 12, two or three points repeated until
+the time limit)."""
 STALL = {"lip": (20, (0.95, 0.5, 0.2)), "ldp": None}
 """Per family (rounds, alphas): once the master's value has not risen for `rounds` rounds (a
 degenerate master whose duals jump between optimal vertices), each pricing round also prices at
@@ -380,6 +386,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
     mu_best, alpha = None, SMOOTHING
     node_budget, node_cap = MAX_NODES, max(MAX_NODES, int(NODE_MEMORY / (32 * P.size + 400)))
     ascents, run, last = 0, 0, np.zeros((0, P.size))
+    cuts: deque[int] = deque(maxlen=LEVEL_HELD)      # columns added by the last rounds' level points
     if sc.kind in SEPARABLE and not np.isfinite(chord):
         # a bound without branching (LDP histogram-MSE): what the loop reports if its pricing's
         # bounds stay above it (d = 1024, Dirichlet, eps = 1, 60 s: gap 5.3e-6, before 0.11). Kept
@@ -411,6 +418,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
         if _natural_gap(sc.kind, value, chord, P) <= gap_tol:
             break                                      # certified by the closed-form chord bound
         new = np.zeros((0, P.size))
+        kept_at = mu                                   # the dual point unused columns are pruned by
         if bound < top:
             centre, top = mu_best, bound
         level = levels is not None and centre is not None and flat >= levels[0]
@@ -428,7 +436,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
             if level and levels is not None and centre is not None:
                 # the level method: price exactly at the projection of the best dual point on the
                 # master's model at a level between its value and the bound (_level_point)
-                at = _level_point(master, centre, value + levels[1] * (top - value))
+                at = kept_at = _level_point(master, centre, value + levels[1] * (top - value))
                 priced = fam.price(sc.kind, at, sc.h, deadline=deadline, tol=tol, max_nodes=node_budget)
                 nodes += priced.nodes
                 if float(at @ P + priced.upper) < top:
@@ -488,9 +496,14 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
             break
         last = new
         master.add(new, sc.phi(new))
+        cuts.append(len(new) if kept_at is not mu else 0)
         prune_at, keep = PRUNE[fam.name]
         if len(master.V) > prune_at * P.size:
-            master.prune(mu, np.r_[w, np.zeros(len(new))], keep * P.size)
+            # the cuts of the last level points are kept (the model's shape there): pruned, the
+            # next projections would repeat them
+            held = np.r_[w, np.zeros(len(new))]
+            held[len(held) - sum(cuts):] = 1.0
+            master.prune(kept_at, held, keep * P.size)
     master.mu_best = mu_best
     info = {"rounds": rounds, "ascent_rounds": ascents, "columns": len(master.V), "pricing_nodes": nodes, "pricing": fam.name + "-structured"}
     if chord < bound:

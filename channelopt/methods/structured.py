@@ -54,7 +54,12 @@ BATCH = 16
 VERTEX_MAX_D = 16
 """LDP with a separable utility uses its 2^d - 2 closed-form vertices up to this d."""
 TAU_WIDE = 1.001
-"""LDP nodes whose tau interval is wider than this ratio split tau first."""
+"""LDP nodes whose tau interval is wider than this ratio split tau first. In a proof search (ratio 1:
+the level method's exact pricing) a node also splits tau when its bound exceeds the bound at its
+tau midpoint by more than its largest chord gap. On the exact pricings of two d = 64 solves
+(histogram-MSE, recorded, same dual points): 573k -> 1.1k nodes (Zipf eps = 0.5, 15 s -> 0.1 s) and
+717k -> 178k (Dirichlet eps = 1). With the ratio alone the node counts swing by 100x with it
+(1.0001: 18k, 1.00001: 2.1M); the slack test alone lost Dirichlet (480k)."""
 LATTICE_MAX, LATTICE_WORK, LATTICE_COLUMNS = 10**6, 3 * 10**8, 16
 """`LIPBox.units`: the largest common denominator of a prior of counts, and the largest
 `d^2 sum(n)` priced by `_price_lattice` (about a second a call); it returns up to LATTICE_COLUMNS
@@ -539,18 +544,21 @@ def _box_bnb(P, f, mu, stop, lo, hi, eps: float | None = None) -> Priced:
     the node). Its bound replaces each coordinate's convex term by its chord over the box, a
     linear objective whose maximum on the box cut by P . u = 1 is a greedy fill. A node is split
     on the coordinate whose chord is farthest from its term at the fill point, or (LDP) on tau
-    while the fill point is not admissible and the tau interval is wide or the chords are tight.
+    while the fill point is not admissible and the tau interval is wide, the chords are tight or
+    (in a proof search, stop.ratio >= 1) the interval adds more to the bound than the largest
+    chord gap (TAU_WIDE).
     """
     d = P.size
     tol = stop.resolve(_scale(f, mu, d))
     cols = _Columns(d, tol)
     ldp = eps is not None
+    proof = ldp and stop.ratio >= 1.0
     top = float(np.exp(eps)) if eps is not None else 1.0       # the LDP cone's ratio (unused for LIP)
 
     def F(u):
         return f(P * u) - mu * P * u
 
-    def relax(L, R, T1, T2):
+    def relax(L, R, T1, T2, point=False):
         if ldp:
             L = np.maximum(L, 1.0 / T2[:, None])
             R = np.minimum(R, top / T1[:, None])
@@ -572,22 +580,28 @@ def _box_bnb(P, f, mu, stop, lo, hi, eps: float | None = None) -> Priced:
             cols.add(F(Us).sum(axis=1)[ok], (P * Us)[ok])
         keep = ok & admissible
         cols.add(Fu.sum(axis=1)[keep], (P * U)[keep])
-        return ub, U, chord - Fu, admissible
+        slack = np.zeros(len(U))                                   # what the tau interval adds
+        if proof and not point:
+            mid = np.sqrt(T1 * T2)
+            ub_mid = relax(L, R, mid, mid, point=True)[0]
+            with np.errstate(invalid="ignore"):
+                slack = np.where(np.isfinite(ub_mid), ub - ub_mid, np.inf)
+        return ub, U, chord - Fu, admissible, slack
 
     one = np.ones(1)
     T1, T2 = (one.copy(), one * top) if ldp else (one, one)
     L0, R0 = lo[None, :].copy(), hi[None, :].copy()
-    ub, U, gap, adm = relax(L0, R0, T1, T2)
-    heap = [(-ub[0], 0, L0[0], R0[0], T1[0], T2[0], U[0], gap[0], adm[0])]
+    ub, U, gap, adm, ts = relax(L0, R0, T1, T2)
+    heap = [(-ub[0], 0, L0[0], R0[0], T1[0], T2[0], U[0], gap[0], adm[0], ts[0])]
     counter, nodes, stopped = 0, 0, ""
     while True:
         batch, stopped = _next_batch(heap, stop, cols.best, tol, nodes)
         if not batch:
             break
         kids = []
-        for _, _, L, R, t1, t2, u, g, a in batch:
+        for _, _, L, R, t1, t2, u, g, a, tslack in batch:
             j = int(np.argmax(g))
-            if not a and (t2 > t1 * TAU_WIDE or g[j] <= tol / d):    # split tau
+            if not a and (t2 > t1 * TAU_WIDE or tslack > g[j] or g[j] <= tol / d):    # split tau
                 tm = np.sqrt(t1 * t2)
                 kids.extend([(L, R, t1, tm), (L, R, tm, t2)])
                 continue
@@ -607,11 +621,11 @@ def _box_bnb(P, f, mu, stop, lo, hi, eps: float | None = None) -> Priced:
         Rs = np.array([k[1] for k in kids])
         T1s = np.array([k[2] for k in kids])
         T2s = np.array([k[3] for k in kids])
-        ub, U, gap, adm = relax(Ls, Rs, T1s, T2s)
+        ub, U, gap, adm, ts = relax(Ls, Rs, T1s, T2s)
         for i in range(len(kids)):
             if ub[i] > cols.best + tol:
                 counter += 1
-                heapq.heappush(heap, (-ub[i], counter, Ls[i], Rs[i], T1s[i], T2s[i], U[i], gap[i], adm[i]))
+                heapq.heappush(heap, (-ub[i], counter, Ls[i], Rs[i], T1s[i], T2s[i], U[i], gap[i], adm[i], ts[i]))
     return Priced(cols.best, _upper(cols.best, tol, heap), cols.top(), nodes, stopped)
 
 
