@@ -82,13 +82,11 @@ pricing still found a column worth 1.3e-4 and the bound ended 1.0e-6 above); the
 the bound instead: certified to 1e-9 in 14 s. lambda 0.1 / 0.2 / 0.3 / 0.5: 14.3 / 13.9 / 17.3 /
 26.7 s; 5 / 20 / 50 flat rounds (lambda 0.3 / 0.2): 21.2 / 13.9 / 17.6 s. Its pricing is exact (ratio 1):
 at ratio 0.5 eps = 2 did not close in 60 s (30 s exact)."""
-PRUNE_LEVEL, LEVEL_HELD = (16, 8), 4
-"""After a level round, unused columns are pruned as PRUNE (at, keep) but with these, by reduced
-cost at the level point, and the columns added by the last LEVEL_HELD level rounds are never
-pruned: the model must keep the cuts of the last few points, or the projections cycle (pruned by
-the master's duals with (4, 2), d = 64: three points repeated until the time limit; by the level
-point with (16, 8) alone, d = 12: two). Held cuts with (4, 2) instead: Dirichlet eps = 4 at d = 64,
-seeds 0 / 2, 60 s (gaps 1.2e-9 / 8.9e-5) against 32 / 14 s."""
+LEVEL_HELD = 4
+"""The columns added by the last LEVEL_HELD level rounds are never pruned: the model must keep the
+cuts of the last few points, or the projections cycle (pruned by reduced cost at the master's
+duals, or at the last level point with (16, 8): d = 64 and 12, two or three points repeated until
+the time limit)."""
 STALL = {"lip": (20, (0.95, 0.5, 0.2)), "ldp": None}
 """Per family (rounds, alphas): once the master's value has not risen for `rounds` rounds (a
 degenerate master whose duals jump between optimal vertices), each pricing round also prices at
@@ -499,7 +497,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
         last = new
         master.add(new, sc.phi(new))
         cuts.append(len(new) if kept_at is not mu else 0)
-        prune_at, keep = PRUNE[fam.name] if kept_at is mu else PRUNE_LEVEL
+        prune_at, keep = PRUNE[fam.name]
         if len(master.V) > prune_at * P.size:
             # the cuts of the last level points are kept (the model's shape there): pruned, the
             # next projections would repeat them
