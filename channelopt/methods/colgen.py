@@ -396,7 +396,6 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
         shape, mu_shape = fam.shape_bound(sc.kind, now + SHAPE_SHARE * max(deadline - now, 0.0))
     fixed = min(chord, shape)                           # the bounds tied to no dual point of the loop
     levels = LEVEL.get((fam.name, sc.kind))
-    centre, top = (mu_shape, shape) if levels is not None and np.isfinite(shape) else (None, np.inf)
     if start is not None and start[1] is not None:
         priced = fam.price(sc.kind, start[1], sc.h, deadline=deadline)
         nodes += priced.nodes
@@ -418,10 +417,8 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
         if _natural_gap(sc.kind, value, chord, P) <= gap_tol:
             break                                      # certified by the closed-form chord bound
         new = np.zeros((0, P.size))
-        kept_at = mu                                   # the dual point unused columns are pruned by
-        if bound < top:
-            centre, top = mu_best, bound
-        level = levels is not None and centre is not None and flat >= levels[0]
+        at, leveled = mu, False                        # the dual point priced (unused columns are pruned by it)
+        level = levels is not None and (mu_best is not None or mu_shape is not None) and flat >= levels[0]
         if low_left > 0 and chord - value < LOW_LOSS_PROGRESS * low_gap:   # approach the chord bound while batches help
             new = fam.low_loss(sc.kind, mu, min(low_left, LOW_LOSS_BATCH * P.size), low_rng, deadline,
                                LOW_LOSS_DEPTH[0] if fam.last_loss <= tol else LOW_LOSS_DEPTH[1])
@@ -433,21 +430,22 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
             ascents, run = (ascents + 1, run + 1) if len(new) else (ascents, run)
         if not len(new):
             run = 0
-            if level and levels is not None and centre is not None:
-                # the level method: price exactly at the projection of the best dual point on the
-                # master's model at a level between its value and the bound (_level_point)
-                at = kept_at = _level_point(master, centre, value + levels[1] * (top - value))
+            if level and levels is not None:
+                # the level method: price exactly at the projection of the best dual point (the
+                # shape bound's while it is the best) on the master's model at a level between its
+                # value and the bound (_level_point)
+                if shape < bound:
+                    bound, mu_best = shape, mu_shape
+                assert mu_best is not None                  # (the shape bound's, or a priced one)
+                at, leveled = _level_point(master, mu_best, value + levels[1] * (bound - value)), True
                 priced = fam.price(sc.kind, at, sc.h, deadline=deadline, tol=tol, max_nodes=node_budget)
                 nodes += priced.nodes
-                if float(at @ P + priced.upper) < top:
-                    centre, top = at, float(at @ P + priced.upper)
-                if top < bound:
-                    bound, mu_best = top, centre
+                if float(at @ P + priced.upper) < bound:
+                    bound, mu_best = float(at @ P + priced.upper), at
             else:
                 # Wentges smoothing: price at a point between the master's duals and the best dual
                 # point found so far (the one with the lowest bound); any mu gives a valid bound. A
                 # stalled master (STALL) is priced at more such points, all columns kept.
-                at = mu
                 stall = STALL.get(fam.name)
                 more = stall[1] if stall is not None and sc.kind == "bayes-mse" and mu_best is not None \
                     and flat >= stall[0] else ()
@@ -496,14 +494,14 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
             break
         last = new
         master.add(new, sc.phi(new))
-        cuts.append(len(new) if kept_at is not mu else 0)
+        cuts.append(len(new) if leveled else 0)
         prune_at, keep = PRUNE[fam.name]
         if len(master.V) > prune_at * P.size:
             # the cuts of the last level points are kept (the model's shape there): pruned, the
             # next projections would repeat them
             held = np.r_[w, np.zeros(len(new))]
             held[len(held) - sum(cuts):] = 1.0
-            master.prune(kept_at, held, keep * P.size)
+            master.prune(at, held, keep * P.size)
     master.mu_best = mu_best
     info = {"rounds": rounds, "ascent_rounds": ascents, "columns": len(master.V), "pricing_nodes": nodes, "pricing": fam.name + "-structured"}
     if chord < bound:
