@@ -1,7 +1,6 @@
 """The shape bound on separable Bayes gains under LDP (channelopt.methods.relaxed), against the
 vertex-enumeration LP, brute force over every vertex, and the uniform prior's orbit optimum."""
 
-import itertools
 import math
 
 import numpy as np
@@ -10,16 +9,10 @@ from scipy.optimize import linprog
 
 import channelopt as co
 from channelopt.methods.relaxed import _Intervals, shape_bound
+from truths import ldp_vertices
 
 F = {"histogram-mse": lambda v: v * v,
      "mutual-information": lambda v: np.where(v > 0, v * np.log(np.where(v > 0, v, 1.0)), 0.0)}
-
-
-def ldp_vertices(P, eps):
-    """P * (1 + (e^eps - 1) 1_S) / normalization for every subset S (from the definition)."""
-    S = np.array(list(itertools.product((0, 1), repeat=P.size)), float)
-    V = P * (1 + math.expm1(eps) * S)
-    return V / V.sum(axis=1, keepdims=True)
 
 
 def enumeration_optimum(P, eps, kind):

@@ -14,6 +14,7 @@ from channelopt.methods.colgen import column_generation
 from channelopt.methods.local import local_search
 from channelopt.methods.posterior import enumerate_and_solve, posterior_rows
 from channelopt.methods.structured import LDPCone, LIPBox, family_for
+from truths import ldp_vertices
 
 KINDS = ["bayes-mse", "histogram-mse", "mutual-information", "map"]
 
@@ -33,13 +34,6 @@ def lip_vertices(P, eps):
             if lo[j] - 1e-12 <= v[j] <= hi[j] + 1e-12:
                 out.append(v)
     return np.array(out)
-
-
-def ldp_vertices(P, eps):
-    """P * (1 + (e^eps - 1) 1_S) / normalization for every subset S."""
-    S = np.array(list(itertools.product((0, 1), repeat=P.size)), float)
-    V = P * (1 + math.expm1(eps) * S)
-    return V / V.sum(axis=1, keepdims=True)
 
 
 def phi(kind, V, h):

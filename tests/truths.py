@@ -7,8 +7,10 @@ vertices are (0, 0), (1, 1) and the two points where both columns sit at extreme
 Hamming error P0 (1 - q00) + P1 q10 is linear, so its minimum is at one of them.
 """
 
+import itertools
 import math
 
+import numpy as np
 from scipy.optimize import brentq
 
 
@@ -83,3 +85,11 @@ def mil_uniform_binary_hamming(eps):
 def grr_hamming(d, eps):
     """Generalized randomized response for a uniform prior: error 1 - e^eps / (e^eps + d - 1)."""
     return (d - 1) / (math.exp(eps) + d - 1)
+
+
+def ldp_vertices(P, eps):
+    """Every vertex of eps-LDP's admissible posteriors, `P * (1 + (e^eps - 1) 1_S)` normalized, for
+    every subset S (rows; S = {} and S = X both give the prior), from the definition."""
+    S = np.array(list(itertools.product((0, 1), repeat=P.size)), float)
+    V = P * (1 + math.expm1(eps) * S)
+    return V / V.sum(axis=1, keepdims=True)
