@@ -6,7 +6,7 @@ Weak duality (colgen): for every mu, every channel's gain `sum_y Pr(y) phi(post_
 `phi(v) = sum_x f(v_x)`, every vertex is `u = (1 + c 1_S) / tau` in `u = v / P`, with
 `tau = 1 + c P(S)` in `[1, e^eps]`. Over an interval `[T1, T2]` of tau every coordinate of such a
 vertex lies in `[1 / T2, min(e^eps / T1, 1 / P_x)]`, where `f(P_x u_x)` is below its chord; the
-chords' sum is linear in u, and its maximum on that box cut by `P . u = 1` is a fractional knapsack (`_fill`).
+chords' sum is linear in u, and its maximum on that box cut by `P . u = 1` is a fractional knapsack (`structured._chord_fill`).
 The largest over intervals covering `[1, e^eps]` bounds the pricing for any mu: no branching on symbols, so
 it costs `O(K d log d)` for K intervals at any d.
 
@@ -29,7 +29,7 @@ import time
 import numpy as np
 from scipy.optimize import linprog
 
-from .structured import SEPARABLE, _fill
+from .structured import SEPARABLE, _chord_fill
 
 INTERVALS, KNOTS, OWN, ROUNDS = 256, 16, 16, 60
 """The dual search: points of tau, quantile knots of g, the heaviest symbols given their own
@@ -83,9 +83,9 @@ def shape_bound(P: np.ndarray, eps: float, kind: str, deadline: float = np.inf) 
         if not edge and best - predicted <= 1e-10 * abs(best):      # the model's minimum is reached
             break
     mu = B @ center
-    box.set(T[:-1], T[1:])
     # the relaxation's points need not be posteriors: never report above the largest phi
-    return min(box.refined(mu, deadline), 1.0 if kind == "histogram-mse" else 0.0), mu
+    bound = _Intervals(P, eps, f, T[:-1], T[1:]).refined(mu, deadline)
+    return min(bound, 1.0 if kind == "histogram-mse" else 0.0), mu
 
 
 def _shape_basis(P: np.ndarray) -> np.ndarray:
@@ -105,24 +105,19 @@ class _Intervals:
 
     def __init__(self, P, eps, f, T1, T2):
         self.P, self.eps, self.f = P, eps, f
-        self.set(T1, T2)
-
-    def set(self, T1, T2):
         self.T1, self.T2 = T1, T2
-        self.L = np.broadcast_to(1.0 / T2[:, None], (T1.size, self.P.size))
-        # a coordinate is at most e^eps / tau and, being a posterior's, at most 1 / P_x
-        self.R = np.minimum((1.0 + np.expm1(self.eps)) / T1[:, None], 1.0 / self.P[None, :])
-        self.fL = self.f(self.P * self.L)
-        width = self.R - self.L
-        self.k = np.where(width > 0, (self.f(self.P * self.R) - self.fL) / np.where(width > 0, width, 1.0), 0.0)
 
-    def bounds(self, mu) -> tuple[np.ndarray, np.ndarray]:
-        """(each interval's bound on `max phi(v) - mu . v + mu . P`, its maximizers u as rows)."""
+    def bounds(self, mu, T1=None, T2=None) -> tuple[np.ndarray, np.ndarray]:
+        """(each interval's bound on `max phi(v) - mu . v + mu . P`, its maximizers u as rows), on
+        this box's intervals or on the ones given."""
         P = self.P
-        U = _fill(np.broadcast_to(P, self.L.shape), self.L, self.R, self.k / P - mu) / P
-        terms = self.fL + self.k * (U - self.L) + (1.0 - U) * P * mu
-        ub = terms.sum(axis=1)
-        return ub + MARGIN * np.abs(terms).sum(axis=1), U
+        T1, T2 = (self.T1, self.T2) if T1 is None else (T1, T2)
+        L = np.broadcast_to(1.0 / T2[:, None], (T1.size, P.size))
+        # a coordinate is at most e^eps / tau and, being a posterior's, at most 1 / P_x
+        R = np.minimum((1.0 + np.expm1(self.eps)) / T1[:, None], 1.0 / P[None, :])
+        chord, U = _chord_fill(P, L, R, lambda u: self.f(P * u) - mu * P * u)
+        terms = chord + P * mu
+        return terms.sum(axis=1) + MARGIN * np.abs(terms).sum(axis=1), U
 
     def top(self, mu) -> tuple[float, np.ndarray]:
         ub, U = self.bounds(mu)
@@ -142,8 +137,7 @@ class _Intervals:
         rows = 0
         while T1.size:
             mid = np.sqrt(T1 * T2)
-            self.set(mid, mid)
-            best = max(best, float(self.bounds(mu)[0].max()))
+            best = max(best, float(self.bounds(mu, mid, mid)[0].max()))
             tol = REFINE_TOL * max(abs(best), 1e-300)
             done = ub <= best + tol
             closed = max(closed, float(ub[done].max()) if done.any() else -np.inf)
@@ -152,6 +146,5 @@ class _Intervals:
             if not T1.size or rows > REFINE_ROWS or time.perf_counter() > deadline:
                 break
             T1, T2 = np.r_[T1, mid], np.r_[mid, T2]
-            self.set(T1, T2)
-            ub, _ = self.bounds(mu)
+            ub, _ = self.bounds(mu, T1, T2)
         return float(max(closed, ub.max() if ub.size else -np.inf))

@@ -562,11 +562,7 @@ def _box_bnb(P, f, mu, stop, lo, hi, eps: float | None = None) -> Priced:
         if ldp:
             L = np.maximum(L, 1.0 / T2[:, None])
             R = np.minimum(R, top / T1[:, None])
-        FL, FR = F(L), F(R)
-        width = R - L
-        k = np.where(width > 0, (FR - FL) / np.where(width > 0, width, 1.0), 0.0)
-        U = _fill(np.broadcast_to(P, L.shape), L, R, k / P) / P
-        chord = FL + k * (U - L)
+        chord, U = _chord_fill(P, L, R, F)
         Fu = F(U)
         ok = (L @ P <= 1.0 + 1e-13) & (R @ P >= 1.0 - 1e-13) & np.all(L <= R, axis=1)
         ub = np.where(ok, chord.sum(axis=1), -np.inf)
@@ -699,6 +695,18 @@ def _subset_matrix(m: int, depth: int) -> tuple[list, sparse.csr_array]:
     members = np.fromiter((i for c in subsets for i in c), dtype=np.int64, count=int(sizes.sum()))
     return subsets, sparse.csr_array((np.ones(members.size), members, np.r_[0, np.cumsum(sizes)]),
                                      shape=(len(subsets), m))
+
+
+def _chord_fill(P: np.ndarray, L: np.ndarray, R: np.ndarray, F) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the concave envelope of `sum_x F(u)_x` (convex terms) on the box `L <= u <= R`
+    cut by `P . u = 1`: each term replaced by its chord over `[L_x, R_x]`, the linear sum
+    maximized by a greedy fill (`_fill`). Returns (the chords' terms at the maximizer, the
+    maximizer u)."""
+    FL, FR = F(L), F(R)
+    width = R - L
+    k = np.where(width > 0, (FR - FL) / np.where(width > 0, width, 1.0), 0.0)
+    U = _fill(np.broadcast_to(P, L.shape), L, R, k / P) / P
+    return FL + k * (U - L), U
 
 
 def _fill(P: np.ndarray, L: np.ndarray, R: np.ndarray, ratio: np.ndarray) -> np.ndarray:
