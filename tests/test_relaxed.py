@@ -130,3 +130,52 @@ def test_level_method_certifies_the_vertex_enumeration_optimum(monkeypatch):
         assert g == pytest.approx(best, rel=1e-9)
         assert best - 1e-12 <= b <= g + 2e-9
     assert calls
+
+
+def test_pruning_keeps_the_priors_column_so_the_master_stays_feasible():
+    """Master.prune drops unused columns, but never the prior's own (u = 1): with it the master is
+    feasible exactly (w = e_prior), whatever the columns in use. Found by the benchmark: a d = 64
+    LDP histogram-MSE solve pruned it, and HiGHS later called the warm master infeasible."""
+    from channelopt.methods.colgen import Master
+
+    rng = np.random.default_rng(8)
+    P = rng.dirichlet(np.ones(10))
+    V = ldp_vertices(P, 1.0)
+    master = Master(P)
+    master.add(V, F["histogram-mse"](V).sum(axis=1))
+    w, mu = master.solve()
+    prior = np.all(np.abs(V - P) <= 1e-15, axis=1)       # S = {} and S = X (to rounding)
+    assert prior.sum() == 2 and not np.any(w[prior])
+    master.prune(mu, w, 0)                               # every unused column goes but those
+    assert len(master.V) == np.count_nonzero(w > 0) + 2
+    master.prune(mu, np.zeros(len(master.V)), 0)         # nothing in use: the prior's columns alone
+    assert np.abs(master.V - P).max() <= 1e-15 and len(master.V) == 2
+    w, _ = master.solve()
+    assert w.sum() == pytest.approx(1.0)
+
+
+def test_a_master_that_fails_mid_search_returns_its_last_optimum_with_a_valid_bound(monkeypatch):
+    """HiGHS failing on the master after some rounds ends the search at the last optimum (a channel
+    far better than the constant one the frontend falls back to), status local, the bound valid
+    (above the vertex-enumeration optimum) and the reason in the message."""
+    from channelopt.errors import SolverError
+    from channelopt.methods import colgen
+
+    real, calls = colgen.Master.solve, []
+
+    def failing(self, deadline=np.inf):
+        calls.append(1)
+        if len(calls) == 6:
+            raise SolverError("the posterior-space master LP failed (HiGHS: Infeasible)")
+        return real(self, deadline)
+
+    monkeypatch.setattr(colgen.Master, "solve", failing)
+    P = np.random.default_rng(9).dirichlet(np.ones(12))
+    p = co.Problem(prior=P, privacy=[co.LDP(1.0)], utility=co.Bayes("histogram-mse"))
+    r = co.solve(p, bayes_options={"posterior": "structured"}, time_limit=60, progress=False)
+    best = enumeration_optimum(P, 1.0, "histogram-mse")              # max sum_y Pr(y) |post_y|^2
+    assert len(calls) == 6 and r.status == "local" and all(r.satisfied.values())
+    assert "master LP failed" in r.message
+    gain = 1.0 - r.objective                                         # histogram-MSE = 1 - gain
+    assert gain > float(P @ P) + 1e-3                                # well above the constant channel
+    assert gain <= best + 1e-12 and 1.0 - r.certificate.bound >= best - 1e-12

@@ -727,6 +727,52 @@ def test_master_lp_stopped_by_the_deadline_in_its_fallback_returns_the_last_opti
     assert np.abs(w @ (master.V / P) - 1).max() < 1e-8           # a channel
 
 
+def test_master_lp_falls_back_to_a_cold_primal_simplex_when_the_dual_one_calls_it_infeasible():
+    """Found by the benchmark: after presolve, HiGHS's cold dual simplex called a master infeasible
+    that the prior's column alone makes feasible. The warm primal stalls and both dual runs report
+    infeasible here; the cold primal simplex (really run) gives the optimum of a fresh model."""
+    import highspy
+
+    from channelopt.methods.colgen import Master
+
+    P = np.random.default_rng(6).dirichlet(np.ones(20))
+    fam = LIPBox(P, 1.0)
+    cols = fam.initial()
+    fresh = Master(P)
+    fresh.add(cols, phi("histogram-mse", cols, None))
+    w_fresh, _ = fresh.solve()
+    master = Master(P)
+    master.add(cols, phi("histogram-mse", cols, None))
+
+    def option(h, key):            # (status, value) in highspy 1.16, the value alone before
+        got = h.getOptionValue(key)
+        return got[1] if isinstance(got, tuple) else got
+
+    class DualFails:               # the real model; its dual simplex runs report "infeasible"
+        def __init__(self, h):
+            self.h, self.strategies = h, []
+
+        def run(self):
+            self.strategies.append(int(option(self.h, "simplex_strategy")))
+            if self.strategies[-1] != 1 and len(self.strategies) > 1:
+                self.h.run()
+
+        def getModelStatus(self):
+            if self.strategies[-1] == 1:
+                return highspy.HighsModelStatus.kInfeasible
+            return highspy.HighsModelStatus.kUnknown if len(self.strategies) == 1 else self.h.getModelStatus()
+
+        def __getattr__(self, name):
+            return getattr(self.h, name)
+
+    master.h = DualFails(master.h)
+    w, mu = master.solve()
+    assert master.h.strategies == [4, 1, 4]                    # warm primal, warm dual, cold primal
+    assert mu is not None
+    assert float(master.gains @ w) == pytest.approx(float(fresh.gains @ w_fresh), abs=1e-12)
+    assert option(master.h, "simplex_strategy") == 4 and option(master.h, "presolve") == "choose"
+
+
 def ldp_mi_by_hand(eps):
     """max over A in [0, 1] of KL(P (1 + c 1_S) / (1 + c A) || P) for a set S of mass A, by a
     dense grid and a golden-section refinement of `(1 + c) A eps / (1 + c A) - log(1 + c A)`

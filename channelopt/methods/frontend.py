@@ -609,6 +609,7 @@ STOP_REASONS = {
     "time_limit": "the time limit ran out before the gap closed (raise time_limit / --time-limit)",
     "max_rounds": "the round limit of the column generation was reached",
     "max_nodes": "the pricing's node limit was reached",
+    "master_failed": "the master LP failed (HiGHS), so the search stopped at its last optimum",
 }
 
 
