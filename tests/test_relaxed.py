@@ -100,7 +100,7 @@ def test_level_point_is_the_projection_on_the_models_level_set_shifted_to_a_zero
     low = float(master.gains @ w)
     centre = 2 * P + rng.normal(size=d) * 0.05
     level = low + 0.2 * 0.01
-    x = _level_point(master, centre, level)
+    x, active = _level_point(master, centre, level)
     assert np.max(master.gains - master.V @ x) == pytest.approx(0.0, abs=1e-12)
     mu = cp.Variable(d)
     cp.Problem(cp.Minimize(cp.sum_squares(mu - centre)),
@@ -108,6 +108,13 @@ def test_level_point_is_the_projection_on_the_models_level_set_shifted_to_a_zero
     shift = x - mu.value                                  # the projection, moved along 1 only
     assert np.ptp(shift) < 1e-6
     assert float(mu.value @ P + np.max(master.gains - master.V @ mu.value)) <= level + 1e-9
+    # the cuts called active carry the projection: on them alone it is the same point, and without
+    # them it is not (the level set is then larger and holds a point nearer the centre)
+    assert 0 < active.size < len(V)
+    one = cp.Variable(d)
+    cp.Problem(cp.Minimize(cp.sum_squares(one - centre)),
+               [(P[None, :] - master.V[active]) @ one <= level - master.gains[active]]).solve(solver=cp.CLARABEL)
+    assert np.abs(one.value - mu.value).max() < 1e-6
 
 
 def test_level_method_certifies_the_vertex_enumeration_optimum(monkeypatch):

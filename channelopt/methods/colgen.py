@@ -72,8 +72,8 @@ SHAPE_SHARE = 0.1
 """At most this share of the time left goes to `Family.shape_bound` (0.2-0.9 s at d = 20..128,
 0.3-5 s at d = 1024; stopped early it stays valid, only looser)."""
 LEVEL = {("ldp", "histogram-mse"): (20, 0.2)}
-"""Per (family, utility): (rounds, lambda) of the level method. Once the master's value has not
-risen for `rounds` rounds, each pricing round prices exactly at the projection of the best dual
+"""Per (family, utility): (rounds, lambda) of the level method. Once the master's value has
+closed less than 1e-3 of the open gap in each of `rounds` rounds, each pricing round prices exactly at the projection of the best dual
 point (at first the shape bound's) on the set where the master's model of the dual function is at
 most `value + lambda (bound - value)` (`_level_point`), and adds the columns that cut the model
 there. The master's value settles in seconds while its duals jump between vertices of a
@@ -81,12 +81,14 @@ degenerate face (LDP histogram-MSE, d = 64, eps = 1: at the final duals of a 60 
 pricing still found a column worth 1.3e-4 and the bound ended 1.0e-6 above); the projections move
 the bound instead: certified to 1e-9 in 14 s. lambda 0.1 / 0.2 / 0.3 / 0.5: 14.3 / 13.9 / 17.3 /
 26.7 s; 5 / 20 / 50 flat rounds (lambda 0.3 / 0.2): 21.2 / 13.9 / 17.6 s. Its pricing is exact (ratio 1):
-at ratio 0.5 eps = 2 did not close in 60 s (30 s exact)."""
+at ratio 0.5 eps = 2 did not close in 60 s (30 s exact). After a level point where no column cuts
+the model, lambda is 0 for one round (the master's optimal dual face: certifies or cuts)."""
 LEVEL_HELD = 4
-"""The columns added by the last LEVEL_HELD level rounds are never pruned: the model must keep the
-cuts of the last few points, or the projections cycle (pruned by reduced cost at the master's
-duals, or at the last level point with (16, 8): d = 64 and 12, two or three points repeated until
-the time limit)."""
+"""The columns added by the last LEVEL_HELD level rounds are never pruned, nor the cuts active at
+the last projection (`_level_point`): the model must keep them, or the projections cycle (pruned
+by reduced cost at the master's duals, or at the last level point with (16, 8): d = 64 and 12,
+two or three points repeated until the time limit; with the last 4 rounds' cuts held but not the
+active ones, a cycle of 5 points held a d = 64 run at a gap of 8.9e-5 for 40 s)."""
 STALL = {"lip": (20, (0.95, 0.5, 0.2)), "ldp": None}
 """Per family (rounds, alphas): once the master's value has not risen for `rounds` rounds (a
 degenerate master whose duals jump between optimal vertices), each pricing round also prices at
@@ -390,7 +392,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
         cols = np.vstack([cols, start[0]])          # (columns, duals, weights) of the merged problem
     master.add(cols, sc.phi(cols))
     nodes, stopped = 0, ""
-    rounds, flat = 0, 0
+    rounds, flat, crawl = 0, 0, 0
     value, bound = -np.inf, np.inf
     w = np.zeros(len(cols))
     mu_best, alpha = None, SMOOTHING
@@ -406,6 +408,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
         shape, mu_shape = fam.shape_bound(sc.kind, now + SHAPE_SHARE * max(deadline - now, 0.0))
     fixed = min(chord, shape)                           # the bounds tied to no dual point of the loop
     levels = LEVEL.get((fam.name, sc.kind))
+    lam = levels[1] if levels is not None else 0.0     # the level's place between value and bound
     if start is not None and start[1] is not None:
         priced = fam.price(sc.kind, start[1], sc.h, deadline=deadline)
         nodes += priced.nodes
@@ -426,6 +429,11 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
             break
         before, value = value, float(master.gains @ w)
         flat = flat + 1 if value <= before + 1e-12 * max(1.0, abs(value)) else 0
+        # the level method's trigger also counts rounds that close under 1e-3 of the open gap: a
+        # master crawling up by 1e-12 a round on columns from the ascent never stalls by the test
+        # above (LDP histogram-MSE, d = 64: 1,600 such rounds to the time limit)
+        open_gap = min(bound, fixed) - value
+        crawl = crawl + 1 if flat or (np.isfinite(open_gap) and value - before <= 1e-3 * open_gap) else 0
         if mu is None:                                 # the master LP itself ran out of time
             stopped = "time_limit"
             break
@@ -436,7 +444,8 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
             break                                      # certified by the closed-form chord bound
         new = np.zeros((0, P.size))
         at, leveled = mu, False                        # the dual point priced (unused columns are pruned by it)
-        level = levels is not None and (mu_best is not None or mu_shape is not None) and flat >= levels[0]
+        active = np.zeros(0, dtype=np.intp)            # the model's cuts active at a level point
+        level = levels is not None and (mu_best is not None or mu_shape is not None) and crawl >= levels[0]
         if low_left > 0 and chord - value < LOW_LOSS_PROGRESS * low_gap:   # approach the chord bound while batches help
             new = fam.low_loss(sc.kind, mu, min(low_left, LOW_LOSS_BATCH * P.size), low_rng, deadline,
                                LOW_LOSS_DEPTH[0] if fam.last_loss <= tol else LOW_LOSS_DEPTH[1])
@@ -455,7 +464,8 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
                 if shape < bound:
                     bound, mu_best = shape, mu_shape
                 assert mu_best is not None                  # (the shape bound's, or a priced one)
-                at, leveled = _level_point(master, mu_best, value + levels[1] * (bound - value)), True
+                at, active = _level_point(master, mu_best, value + lam * (bound - value))
+                leveled = True
                 priced = fam.price(sc.kind, at, sc.h, deadline=deadline, tol=tol, max_nodes=node_budget)
                 nodes += priced.nodes
                 if float(at @ P + priced.upper) < bound:
@@ -488,7 +498,15 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
             new = priced.columns
             if len(new):       # (at a level point: the columns that cut the model there)
                 new = new[sc.phi(new) - new @ at > 1e-12 * max(1.0, abs(value))]
+            if leveled and levels is not None:
+                # a level point with no cut: the model is exact there, try its own minimum next
+                lam = levels[1] if len(new) else 0.0
             if not len(new):
+                if not level and levels is not None and priced.stopped == "max_nodes" and mu_best is not None:
+                    # no column found near the master's duals, and no proof either (a degenerate
+                    # master: many columns at a reduced cost of about 0): the level method instead
+                    crawl = levels[0]
+                    continue
                 if level and priced.stopped == "max_nodes" and time.perf_counter() < deadline \
                         and node_budget >= node_cap:
                     levels, node_budget = None, MAX_NODES   # exact pricing out of reach: smoothing only
@@ -519,6 +537,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
             # next projections would repeat them
             held = np.r_[w, np.zeros(len(new))]
             held[len(held) - sum(cuts):] = 1.0
+            held[active] = 1.0
             master.prune(at, held, keep * P.size)
     master.mu_best = mu_best
     info = {"rounds": rounds, "ascent_rounds": ascents, "columns": len(master.V), "pricing_nodes": nodes, "pricing": fam.name + "-structured"}
@@ -544,21 +563,27 @@ def _ascent_columns(fam: Family, sc: Scaled, mu: np.ndarray, seeds: np.ndarray, 
     return cand[np.sort(np.unique(np.round(cand, 13), axis=0, return_index=True)[1])]
 
 
-def _level_point(master: Master, center: np.ndarray, level: float) -> np.ndarray:
+def _level_point(master: Master, center: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
     """The level method's next dual point: the projection of `center` on the set where the
     master's model of the dual function, `mu . P + max_i (gain_i - mu . v_i)` over its columns,
-    is at most `level` (a QP; Clarabel)."""
+    is at most `level` (a QP; Clarabel); and the columns whose cuts are active there (a positive
+    multiplier). Those must outlive pruning: the projection is the same on the active cuts alone,
+    and a model that loses one moves the next points back to where they were."""
     P = master.P
     G = sparse.csc_matrix(P[None, :] - master.V)
     h = level - master.gains
     settings = clarabel.DefaultSettings()
     settings.verbose = False
+    # the level set at lambda = 0 is the master's optimal dual face, often thin: at Clarabel's
+    # default 1e-8 the point's model value missed the level by more than the 1e-9 gap asked
+    settings.tol_feas = settings.tol_gap_abs = settings.tol_gap_rel = 1e-12
     solver = clarabel.DefaultSolver(sparse.identity(P.size, format="csc"), -center, G, h,
                                     [clarabel.NonnegativeConeT(h.size)], settings)
     sol = solver.solve()
-    x = np.asarray(sol.x)
+    x, z = np.asarray(sol.x), np.asarray(sol.z)
     if x.shape != center.shape or not np.all(np.isfinite(x)):
-        x = center
+        x, z = center, np.zeros(h.size)
+    active = np.flatnonzero(z > 1e-9 * max(1.0, float(np.max(z, initial=0.0))))
     # the dual function is unchanged by mu + delta 1 (every v sums to 1): shift so that the
     # master's best column has reduced cost 0, and a column cuts the model iff its own is > 0
-    return x + float(np.max(master.gains - master.V @ x))
+    return x + float(np.max(master.gains - master.V @ x)), active
