@@ -96,11 +96,11 @@ def test_level_point_is_the_projection_on_the_models_level_set_shifted_to_a_zero
     V = ldp_vertices(P, 1.0)[rng.choice(2 ** d, 60, replace=False)]
     master = Master(P)
     master.add(V, F["histogram-mse"](V).sum(axis=1))
-    w, _ = master.solve()
+    w, duals = master.solve()
     low = float(master.gains @ w)
     centre = 2 * P + rng.normal(size=d) * 0.05
     level = low + 0.2 * 0.01
-    x, active = _level_point(master, centre, level)
+    x, active = _level_point(master, centre, level, duals)
     assert np.max(master.gains - master.V @ x) == pytest.approx(0.0, abs=1e-12)
     mu = cp.Variable(d)
     cp.Problem(cp.Minimize(cp.sum_squares(mu - centre)),
@@ -115,6 +115,40 @@ def test_level_point_is_the_projection_on_the_models_level_set_shifted_to_a_zero
     cp.Problem(cp.Minimize(cp.sum_squares(one - centre)),
                [(P[None, :] - master.V[active]) @ one <= level - master.gains[active]]).solve(solver=cp.CLARABEL)
     assert np.abs(one.value - mu.value).max() < 1e-6
+    # the point meets its level to rounding, also just above the master's own value (a thin set
+    # that a QP solved to its tolerance can miss), where it is still the projection
+    model = lambda m: float(m @ P + np.max(master.gains - master.V @ m))   # noqa: E731
+    assert model(x) <= level + 1e-14
+    thin = low + 1e-9
+    x0, _ = _level_point(master, centre, thin, duals)
+    assert model(x0) <= thin + 1e-14
+    near = cp.Variable(d)
+    cp.Problem(cp.Minimize(cp.sum_squares(near - centre)),
+               [(P[None, :] - master.V) @ near <= thin - master.gains]).solve(solver=cp.CLARABEL)
+    assert np.ptp(x0 - near.value) < 1e-6
+
+
+def test_projection_by_working_set_equals_the_projection_on_every_row():
+    """colgen._projection adds rows as the last point violates them: on every LDP vertex of a
+    d = 12 prior (4,096 rows, 24 in the first working set) its point is cvxpy's projection on
+    all rows at once, and meets every row."""
+    import cvxpy as cp
+
+    from channelopt.methods.colgen import _projection
+
+    rng = np.random.default_rng(7)
+    d = 12
+    P = rng.dirichlet(np.ones(d))
+    V = ldp_vertices(P, 1.5)
+    gains = F["histogram-mse"](V).sum(axis=1)
+    G, h = P[None, :] - V, enumeration_optimum(P, 1.5, "histogram-mse") + 0.01 - gains   # above the LP's value
+    centre = rng.normal(size=d)
+    x, z = _projection(G, h, centre, np.inf)
+    mu = cp.Variable(d)
+    cp.Problem(cp.Minimize(cp.sum_squares(mu - centre)), [G @ mu <= h]).solve(solver=cp.CLARABEL)
+    assert np.abs(x - mu.value).max() < 1e-6
+    assert np.max(G @ x - h) < 1e-9
+    assert 0 < np.count_nonzero(z) < len(V)                  # multipliers on the working set only
 
 
 def test_level_method_certifies_the_vertex_enumeration_optimum(monkeypatch):
