@@ -73,7 +73,8 @@ SHAPE_SHARE = 0.1
 0.3-5 s at d = 1024; stopped early it stays valid, only looser)."""
 LEVEL = {("ldp", "histogram-mse"): (20, 0.2)}
 """Per (family, utility): (rounds, lambda) of the level method. Once the master's value has
-closed less than 1e-3 of the open gap in each of `rounds` rounds, each pricing round prices exactly at the projection of the best dual
+closed less than 1e-3 of the open gap in each of `rounds` rounds (or pricing near its duals gave
+up at the node budget), each pricing round prices exactly at the projection of the best dual
 point (at first the shape bound's) on the set where the master's model of the dual function is at
 most `value + lambda (bound - value)` (`_level_point`), and adds the columns that cut the model
 there. The master's value settles in seconds while its duals jump between vertices of a
@@ -82,7 +83,10 @@ pricing still found a column worth 1.3e-4 and the bound ended 1.0e-6 above); the
 the bound instead: certified to 1e-9 in 14 s. lambda 0.1 / 0.2 / 0.3 / 0.5: 14.3 / 13.9 / 17.3 /
 26.7 s; 5 / 20 / 50 flat rounds (lambda 0.3 / 0.2): 21.2 / 13.9 / 17.6 s. Its pricing is exact (ratio 1):
 at ratio 0.5 eps = 2 did not close in 60 s (30 s exact). After a level point where no column cuts
-the model, lambda is LEVEL_LOW for one round."""
+the model, lambda is LEVEL_LOW for one round. Not used for bayes-mse under LIP: at eps = 1 it
+closed gaps 10-40x further at d = 512 (6.5e-4 -> 1.7e-5, Dirichlet), but at d = 1024, eps = 4
+the level points' QPs (2,600-4,900 columns) took 56 of 60 s and the gap went from <= 4.9e-9 to 2.3e-2,
+and at d = 256 it was 1.3-3x slower than the stall rule."""
 LEVEL_LOW = 0.01
 """lambda after a level point where no column cuts the model: nearly the master's optimal dual face
 (exact pricing there certifies or cuts), with room for `_level_point` to meet the level exactly.
@@ -503,7 +507,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
             if len(new):       # (at a level point: the columns that cut the model there)
                 new = new[sc.phi(new) - new @ at > 1e-12 * max(1.0, abs(value))]
             if leveled and levels is not None:
-                # a level point with no cut: the model is exact there, try its own minimum next
+                # a level point with no cut: the model is exact there, go next to its minimum
                 lam = levels[1] if len(new) else LEVEL_LOW
             if not len(new):
                 if not level and levels is not None and priced.stopped == "max_nodes" and mu_best is not None:
