@@ -91,6 +91,10 @@ LEVEL_LOW = 0.01
 """lambda after a level point where no column cuts the model: nearly the master's optimal dual face
 (exact pricing there certifies or cuts), with room for `_level_point` to meet the level exactly.
 0.2 throughout: Dirichlet d = 64 as fast at eps = 0.5, up to 60% slower at eps = 1..4."""
+LEVEL_QP_SHARE = 0.25
+"""At most this share of the time left goes to one level point's QP; stopped early, its point is
+still a dual point (moved onto its level by `_level_point`). d = 1024 (LDP histogram-MSE, eps = 4)
+once spent 51 s of a 60 s limit in one QP and ended 1.6 s late."""
 LEVEL_HELD = 4
 """The columns added by the last LEVEL_HELD level rounds are never pruned, nor the cuts active at
 the last projection (`_level_point`): the model must keep them, or the projections cycle (pruned
@@ -472,7 +476,9 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
                 if shape < bound:
                     bound, mu_best = shape, mu_shape
                 assert mu_best is not None                  # (the shape bound's, or a priced one)
-                at, active = _level_point(master, mu_best, value + lam * (bound - value), mu, deadline)
+                now = time.perf_counter()
+                at, active = _level_point(master, mu_best, value + lam * (bound - value), mu,
+                                          now + LEVEL_QP_SHARE * max(deadline - now, 0.0))
                 leveled = True
                 priced = fam.price(sc.kind, at, sc.h, deadline=deadline, tol=tol, max_nodes=node_budget)
                 nodes += priced.nodes
@@ -575,13 +581,15 @@ def _projection(G: np.ndarray, h: np.ndarray, center: np.ndarray, deadline: floa
     """argmin |x - center|^2 s.t. G x <= h (Clarabel), and each row's multiplier (0 off the
     working set); (None, None) if Clarabel returns no point.
 
-    Rows enter a working set, first those most violated at `center` (at most 2 n), then every row
-    the last point violates, until none does: d = 256 with 550-990 rows, 0.01-1.1 s against
-    0.7-1.9 s for all rows at once, in 1-4 solves. (HiGHS's active-set QP, 0.1-0.2 s on some of
+    Rows enter a working set n / 4 at a time, first those most violated at `center`, then those
+    the last point violates most, until none is violated: on 17 recorded QPs at d = 256 (550-990
+    rows) 0.01-1.1 s each, 3.2 s in all, against 5.5 s adding 2 n rows at a time and 0.7-1.9 s
+    each on every row. The deadline given is `_generate`'s share for one level point. (HiGHS's active-set QP, 0.1-0.2 s on some of
     these, ran 129 s on one and ended infeasible by 5e-3 on two.)"""
     n = center.size
+    size = max(n // 4, 16)                             # rows added at a time
     viol = G @ center - h
-    work = np.argsort(-viol, kind="stable")[: 2 * n]
+    work = np.argsort(-viol, kind="stable")[:size]
     work = work[viol[work] > 0] if viol[work[0]] > 0 else work[:1]
     settings = clarabel.DefaultSettings()
     settings.verbose = False
@@ -605,7 +613,7 @@ def _projection(G: np.ndarray, h: np.ndarray, center: np.ndarray, deadline: floa
             z = np.zeros(h.size)
             z[work] = np.abs(np.asarray(sol.z))
             return x, z
-        work = np.union1d(work, more[np.argsort(-viol[more], kind="stable")][: 2 * n])
+        work = np.union1d(work, more[np.argsort(-viol[more], kind="stable")][:size])
 
 
 def _level_point(master: Master, center: np.ndarray, level: float, inside: np.ndarray,
