@@ -584,8 +584,9 @@ def _projection(G: np.ndarray, h: np.ndarray, center: np.ndarray, deadline: floa
     Rows enter a working set n / 4 at a time, first those most violated at `center`, then those
     the last point violates most, until none is violated: on 17 recorded QPs at d = 256 (550-990
     rows) 0.01-1.1 s each, 3.2 s in all, against 5.5 s adding 2 n rows at a time and 0.7-1.9 s
-    each on every row. The deadline given is `_generate`'s share for one level point. (HiGHS's active-set QP, 0.1-0.2 s on some of
-    these, ran 129 s on one and ended infeasible by 5e-3 on two.)"""
+    each on every row. The deadline given is `_generate`'s share for one level point. (HiGHS's
+    active-set QP, 0.1-0.2 s on some of these, ran 129 s on one and ended infeasible by 5e-3 on
+    two.)"""
     n = center.size
     size = max(n // 4, 16)                             # rows added at a time
     viol = G @ center - h
@@ -635,12 +636,12 @@ def _level_point(master: Master, center: np.ndarray, level: float, inside: np.nd
         x, z = inside, np.zeros(G.shape[0])
     active = np.flatnonzero(z > 1e-6 * float(np.max(z, initial=0.0)))
 
-    def model(mu):
-        return float(mu @ P + np.max(gains - V @ mu))
+    def top(mu):                                       # the model is mu . P + top(mu)
+        return float(np.max(gains - V @ mu))
 
-    over, below = model(x) - level, level - model(inside)
+    over, below = x @ P + top(x) - level, level - inside @ P - top(inside)
     if over > 0 and below > 0:                         # convex: the chord to `inside` stays below
         x = x + over / (over + below) * (inside - x)
     # the dual function is unchanged by mu + delta 1 (every v sums to 1): shift so that the
     # master's best column has reduced cost 0, and a column cuts the model iff its own is > 0
-    return x + float(np.max(gains - V @ x)), active
+    return x + top(x), active
