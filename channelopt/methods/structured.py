@@ -598,7 +598,8 @@ def _box_bnb(P, f, mu, stop, lo, hi, eps: float | None = None) -> Priced:
     T1, T2 = (one.copy(), one * top) if ldp else (one, one)
     L0, R0 = lo[None, :].copy(), hi[None, :].copy()
     ub, U, gap, adm, ts = relax(L0, R0, T1, T2)
-    heap = [(-ub[0], 0, L0[0], R0[0], T1[0], T2[0], U[0], gap[0], adm[0], ts[0])]
+    j = int(gap[0].argmax())
+    heap = [(-ub[0], 0, L0[0], R0[0], T1[0], T2[0], j, U[0, j], gap[0, j], adm[0], ts[0])]
     counter, nodes, stopped = 0, 0, ""
     while True:
         batch, stopped = _next_batch(heap, stop, cols.best, tol, nodes, BOX_BATCH[stop.ratio >= 1.0])
@@ -609,11 +610,14 @@ def _box_bnb(P, f, mu, stop, lo, hi, eps: float | None = None) -> Priced:
         if not len(Ls):
             continue
         ub, U, gap, adm, ts = relax(Ls, Rs, T1s, T2s)
-        # the open children, copied apart (a heap entry's rows keep only its own batch's survivors)
+        # the open children: their boxes, copied apart (an entry keeps only its batch's survivors
+        # alive), and of the fill point what the split needs: the coordinate of the largest chord
+        # gap, its value there and the gap
         k = np.flatnonzero(ub > cols.best + tol)
-        for i, L, R, u, g in zip(k, Ls[k], Rs[k], U[k], gap[k]):
+        j = gap[k].argmax(axis=1)
+        for i, L, R, jj, u, g in zip(k, Ls[k], Rs[k], j, U[k, j], gap[k, j]):
             counter += 1
-            heapq.heappush(heap, (-ub[i], counter, L, R, T1s[i], T2s[i], u, g, adm[i], ts[i]))
+            heapq.heappush(heap, (-ub[i], counter, L, R, T1s[i], T2s[i], jj, u, g, adm[i], ts[i]))
     return Priced(cols.best, _upper(cols.best, tol, heap), cols.top(), nodes, stopped)
 
 
@@ -624,19 +628,15 @@ def _children(batch: list, small: float, top: float | None):
     gap, or its chords are tight (every gap <= small); else, unless its chords are tight, the
     coordinate j with the largest gap is cut at the fill point (at the middle of its range when
     the fill point is at an end): [L_j, cut] and [cut, R_j]."""
-    L, R, U, G = (np.array([n[k] for n in batch]) for k in (2, 3, 6, 7))
-    T1, T2 = np.array([n[4] for n in batch]), np.array([n[5] for n in batch])
-    adm, slack = np.array([n[8] for n in batch], dtype=bool), np.array([n[9] for n in batch])
+    L, R = np.array([n[2] for n in batch]), np.array([n[3] for n in batch])
+    T1, T2, j, u, g, adm, slack = (np.array([n[i] for n in batch]) for i in range(4, 11))
     rows = np.arange(len(batch))
-    j = G.argmax(axis=1)
-    g = G[rows, j]
     tight = g <= small
     tau = ~adm & ((T2 > T1 * TAU_WIDE) | (slack > g) | tight)
     coord = ~tau & ~tight
     Le, Re = L[rows, j], R[rows, j]
     if top is not None:
         Le, Re = np.maximum(Le, 1.0 / T2), np.minimum(Re, top / T1)
-    u = U[rows, j]
     inside = (Le + 1e-9 * (Re - Le) < u) & (u < Re - 1e-9 * (Re - Le))
     cut = np.where(inside, u, 0.5 * (Le + Re))
     parent = np.repeat(np.flatnonzero(tau | coord), 2)
