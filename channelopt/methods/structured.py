@@ -54,11 +54,12 @@ BATCH = 16
 BOX_BATCH = (32, 128)
 """BATCH of `_box_bnb` in a search (stop.ratio < 1) and in a proof search (ratio >= 1), where
 every node above the best value is expanded anyway and the count does not move with it. Replayed
-on the recorded pricing calls of three d = 64 solves (60 s each; same dual points; with the
-children built as arrays): LDP histogram-MSE (Dirichlet eps = 2) 16.0 -> 11.3 s, 505k -> 506k
-nodes, the proofs' counts unchanged; LIP mutual information / histogram-MSE (Zipf eps = 1 / 2)
-36.9 -> 31.8 s and 37.9 -> 29.6 s, +0.1% / +0.2% nodes. (128, 128) inflated the LDP searches'
-counts: 5 of 19 stopped at the node budget against 0.)"""
+on the recorded pricing calls of three d = 64 solves (same dual points, one process, idle
+machine), with the children built as arrays a batch at a time: LDP histogram-MSE (Dirichlet
+eps = 2) 15.4 -> 9.8 s, 505k -> 506k nodes, the proofs' counts unchanged; LIP histogram-MSE /
+mutual information (Zipf eps = 2 / 1) 33.5 -> 26.1 s and 37.3 -> 29.8 s, +0.2% / +0.1% nodes, against
+one batch of 16 and a node loop. (128, 128) inflated the LDP searches' counts: 5 of 19 stopped at
+the node budget against 0.)"""
 VERTEX_MAX_D = 16
 """LDP with a separable utility uses its 2^d - 2 closed-form vertices up to this d."""
 TAU_WIDE = 1.001
