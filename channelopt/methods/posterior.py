@@ -180,6 +180,11 @@ def channel_from_weights(V: np.ndarray, w: np.ndarray, P: np.ndarray, m: int | N
 
 PRICING_TOL = 1e-10
 GAP_TOL = 1e-9
+"""The loop stops once the bound is within GAP_TOL of the gain relative to the natural objective
+(the MSE, I(X;Y) or accuracy `Bayes.from_gain` gives), as the structured loop does
+(`colgen._natural_gap`), and prices to a quarter of that where it is below PRICING_TOL. With the
+gap relative to max(1, gain) and PRICING_TOL alone, latent-G LIP bayes-mse at d = 32 (Dirichlet,
+eps = 1) stopped 3.1e-9 from its MSE."""
 MAX_ROUNDS = 500
 MAX_NODES = 2000
 MAX_NEW_COLUMNS = 25
@@ -358,12 +363,18 @@ def column_generation(problem, A: np.ndarray, max_rounds: int = MAX_ROUNDS, time
                         new.append(v)
             upper = best
         else:
-            _, _, upper, new, nodes = price(pricing, f, mu, s_lo, s_hi, phi, deadline=t_start + time_limit)
+            # to a quarter of the gap target in gain units, where the natural objective is small
+            per_gain = abs(utility.from_gain(problem, value + 1.0) - utility.from_gain(problem, value))
+            tol = min(PRICING_TOL, 0.25 * GAP_TOL * abs(utility.from_gain(problem, value)) / max(per_gain, 1e-300))
+            _, _, upper, new, nodes = price(pricing, f, mu, s_lo, s_hi, phi, tol=max(tol, 1e-15),
+                                            deadline=t_start + time_limit)
             nodes_total += nodes
         bound = value + max(upper, 0.0)
         if progress is not None:
             progress(rounds, (bound - value) / max(1.0, abs(value)))
-        if bound - value <= GAP_TOL * max(1.0, abs(value)) or not new:
+        natural = abs(utility.from_gain(problem, value))
+        if abs(utility.from_gain(problem, bound) - utility.from_gain(problem, value)) <= GAP_TOL * max(natural, 1e-12) \
+                or not new:
             return PosteriorSolution(V, w, value, bound, {"rounds": rounds, "columns": len(cols),
                                                           "pricing_nodes": nodes_total})
         cols.extend(new)
