@@ -87,7 +87,10 @@ at ratio 0.5 eps = 2 did not close in 60 s (30 s exact). After a level point whe
 the model, lambda is LEVEL_LOW for one round. Not used for bayes-mse under LIP: at eps = 1 it
 closed gaps 10-40x further at d = 512 (6.5e-4 -> 1.7e-5, Dirichlet), but at d = 1024, eps = 4
 the level points' QPs (2,600-4,900 columns) took 56 of 60 s and the gap went from <= 4.9e-9 to 2.3e-2,
-and at d = 256 it was 1.3-3x slower than the stall rule."""
+and at d = 256 it was 1.3-3x slower than the stall rule. Re-measured with the QP on a working
+set (`_projection`) and LEVEL_QP_SHARE (d = 1024, seed 0, 60 s, with / without): Dirichlet
+eps = 0.5 / 1 / 2 gaps 4.1e-5 / 2.6e-4 / 1.8e-3 against 1.2e-4 / 3.1e-4 / 1.8e-3, Zipf eps = 0.5
+2.5e-5 against 6.6e-5; Dirichlet eps = 4 1.2e-2 against certified in 22 s: still not used."""
 LEVEL_LOW = 0.01
 """lambda after a level point where no column cuts the model: nearly the master's optimal dual face
 (exact pricing there certifies or cuts), with room for `_level_point` to meet the level exactly.
