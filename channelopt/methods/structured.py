@@ -734,16 +734,19 @@ def _chord_fill(P: np.ndarray, L: np.ndarray, R: np.ndarray, F) -> tuple[np.ndar
     FL, FR = F(L), F(R)
     width = R - L
     k = np.where(width > 0, (FR - FL) / np.where(width > 0, width, 1.0), 0.0)
-    U = _fill(np.broadcast_to(P, L.shape), L, R, k / P) / P
+    # (an unstable sort, 5x faster on rows of 64: ties move the maximizer, never the chords' maximum)
+    U = _fill(np.broadcast_to(P, L.shape), L, R, k / P, kind="quicksort") / P
     return FL + k * (U - L), U
 
 
-def _fill(P: np.ndarray, L: np.ndarray, R: np.ndarray, ratio: np.ndarray) -> np.ndarray:
+def _fill(P: np.ndarray, L: np.ndarray, R: np.ndarray, ratio: np.ndarray, kind: str = "stable") -> np.ndarray:
     """Greedy maximizer of sum_x ratio_x P_x u_x over L <= u <= R, P . u = 1, per row; returns
-    v = P * u. Symbols are raised from L to R in decreasing `ratio` until the mass reaches 1."""
+    v = P * u. Symbols are raised from L to R in decreasing `ratio` until the mass reaches 1
+    (symbols of equal ratio in index order; with kind = "quicksort" in any order, which changes
+    the maximizer but not the maximum)."""
     P, L, R, ratio = (np.atleast_2d(a) for a in (P, L, R, ratio))
     n, d = ratio.shape
-    order = np.argsort(-ratio, axis=1, kind="stable")
+    order = np.argsort(-ratio, axis=1, kind=kind)
     rows = np.arange(n)[:, None]
     base = P * L
     cap = (P * (R - L))[rows, order]
