@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property, lru_cache
 from itertools import combinations
+from typing import Literal
 
 import numpy as np
 from scipy import sparse
@@ -739,7 +740,8 @@ def _chord_fill(P: np.ndarray, L: np.ndarray, R: np.ndarray, F) -> tuple[np.ndar
     return FL + k * (U - L), U
 
 
-def _fill(P: np.ndarray, L: np.ndarray, R: np.ndarray, ratio: np.ndarray, kind: str = "stable") -> np.ndarray:
+def _fill(P: np.ndarray, L: np.ndarray, R: np.ndarray, ratio: np.ndarray,
+          kind: Literal["stable", "quicksort"] = "stable") -> np.ndarray:
     """Greedy maximizer of sum_x ratio_x P_x u_x over L <= u <= R, P . u = 1, per row; returns
     v = P * u. Symbols are raised from L to R in decreasing `ratio` until the mass reaches 1
     (symbols of equal ratio in index order; with kind = "quicksort" in any order, which changes
