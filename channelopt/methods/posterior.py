@@ -347,6 +347,8 @@ def column_generation(problem, A: np.ndarray, max_rounds: int = MAX_ROUNDS, time
         gains = phi(V)
         w, mu = master_lp(V, gains, P)
         value = float(gains @ w)
+        objective = abs(utility.from_gain(problem, value))            # MSE, I(X;Y) or accuracy
+        per_gain = abs(utility.from_gain(problem, value + 1.0) - utility.from_gain(problem, value))
         if exact_map:
             best, new = -np.inf, []
             free = (np.full(d, -np.inf), np.full(d, np.inf))
@@ -363,18 +365,16 @@ def column_generation(problem, A: np.ndarray, max_rounds: int = MAX_ROUNDS, time
                         new.append(v)
             upper = best
         else:
-            # to a quarter of the gap target in gain units, where the natural objective is small
-            per_gain = abs(utility.from_gain(problem, value + 1.0) - utility.from_gain(problem, value))
-            tol = min(PRICING_TOL, 0.25 * GAP_TOL * abs(utility.from_gain(problem, value)) / max(per_gain, 1e-300))
+            # to a quarter of the gap target, in gain units (below PRICING_TOL where the objective is small)
+            tol = min(PRICING_TOL, 0.25 * GAP_TOL * objective / max(per_gain, 1e-300))
             _, _, upper, new, nodes = price(pricing, f, mu, s_lo, s_hi, phi, tol=max(tol, 1e-15),
                                             deadline=t_start + time_limit)
             nodes_total += nodes
         bound = value + max(upper, 0.0)
+        gap = per_gain * (bound - value) / max(objective, 1e-12)     # relative to the objective
         if progress is not None:
-            progress(rounds, (bound - value) / max(1.0, abs(value)))
-        natural = abs(utility.from_gain(problem, value))
-        if abs(utility.from_gain(problem, bound) - utility.from_gain(problem, value)) <= GAP_TOL * max(natural, 1e-12) \
-                or not new:
+            progress(rounds, gap)
+        if gap <= GAP_TOL or not new:
             return PosteriorSolution(V, w, value, bound, {"rounds": rounds, "columns": len(cols),
                                                           "pricing_nodes": nodes_total})
         cols.extend(new)
