@@ -341,14 +341,15 @@ def column_generation(problem, A: np.ndarray, max_rounds: int = MAX_ROUNDS, time
             e[j] = 1.0
             s_hi[j] = pricing.solve(np.zeros(d), e, *free)[0]
             s_lo[j] = -pricing.solve(np.zeros(d), -e, *free)[0]
+    # the natural objective (MSE, I(X;Y) or accuracy) is affine in the gain: its change per unit
+    per_gain = abs(utility.from_gain(problem, 1.0) - utility.from_gain(problem, 0.0))
     nodes_total = 0
     for rounds in range(1, max_rounds + 1):
         V = np.array(cols)
         gains = phi(V)
         w, mu = master_lp(V, gains, P)
         value = float(gains @ w)
-        objective = abs(utility.from_gain(problem, value))            # MSE, I(X;Y) or accuracy
-        per_gain = abs(utility.from_gain(problem, value + 1.0) - utility.from_gain(problem, value))
+        objective = abs(utility.from_gain(problem, value))
         if exact_map:
             best, new = -np.inf, []
             free = (np.full(d, -np.inf), np.full(d, np.inf))
