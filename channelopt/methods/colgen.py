@@ -58,12 +58,13 @@ branch and bound took 15 s to close it; 32d closes it in 0.8 s. A batch whenever
 (0.9) or at all (1.0) instead of by half took 21-27 s against 10.5-18.7 s (LDP, d = 64, eps = 4);
 another batch right after one that cut it by 20%, 40 s against 29 s over five d = 64 cases."""
 NODE_MEMORY = 1.5e9
-"""Bytes for the nodes of one pricing call (each holds its box, two d-vectors, and a few scalars:
-about 16 d + 600 bytes, 1,607 measured at d = 64; a search keeps at most about twice its budget
-open): the node budget, multiplied by 4 each time a pricing call gives up, stops at
-NODE_MEMORY / (16 d + 600) (d = 64: 923,645 nodes), and a call that gives up there ends the search
-(`stopped = "max_nodes"`). Unbounded, a mutual-information solve under LIP at d = 64 (eps = 2,
-120 s) grew past 5 GB (when a node also held its fill point and chord gaps, 32 d + 400 bytes)."""
+"""Bytes for the nodes of one pricing call (each holds its box, two d-vectors, and a few scalars
+in `structured._Nodes`, and a heap entry: about 16 d + 240 bytes, 1,260 measured at d = 64; a
+search keeps at most its budget plus one open): the node budget, multiplied by 4 each time a
+pricing call gives up, stops at NODE_MEMORY / (16 d + 240) (d = 64: 1,186,708 nodes), and a call
+that gives up there ends the search (`stopped = "max_nodes"`). Unbounded, a mutual-information
+solve under LIP at d = 64 (eps = 2, 120 s) grew past 5 GB (when a node also held its fill
+point and chord gaps, 32 d + 400 bytes)."""
 PRUNE = {"lip": (12, 4), "ldp": (4, 2)}
 """Per family (at, keep): unused columns beyond at * d are pruned to keep * d (largest reduced costs
 kept). Measured on bayes-mse at d = 256 (first seed, two solves side by side): under LDP, (4, 2)
@@ -412,7 +413,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
     value, bound = -np.inf, np.inf
     w = np.zeros(len(cols))
     mu_best, alpha = None, SMOOTHING
-    node_budget, node_cap = MAX_NODES, max(MAX_NODES, int(NODE_MEMORY / (16 * P.size + 600)))
+    node_budget, node_cap = MAX_NODES, max(MAX_NODES, int(NODE_MEMORY / (16 * P.size + 240)))
     ascents, run, last = 0, 0, np.zeros((0, P.size))
     cuts: deque[int] = deque(maxlen=LEVEL_HELD)      # columns added by the last rounds' level points
     if sc.kind in SEPARABLE and not np.isfinite(chord):

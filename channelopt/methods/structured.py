@@ -600,39 +600,84 @@ def _box_bnb(P, f, mu, stop, lo, hi, eps: float | None = None) -> Priced:
     T1, T2 = (one.copy(), one * top) if ldp else (one, one)
     L0, R0 = lo[None, :].copy(), hi[None, :].copy()
     ub, U, gap, adm, ts = relax(L0, R0, T1, T2)
-    j = int(gap[0].argmax())
-    heap = [(-ub[0], 0, L0[0], R0[0], T1[0], T2[0], j, U[0, j], gap[0, j], adm[0], ts[0])]
+    nodes_ = _Nodes(d, stop.max_nodes + 2 * max(BOX_BATCH) + 2)
+    j = gap.argmax(axis=1)
+    heap = [(-ub[0], 0, int(nodes_.put(L0, R0, T1, T2, j, U[0, j], gap[0, j], adm, ts)[0]))]
     counter, nodes, stopped = 0, 0, ""
     while True:
         batch, stopped = _next_batch(heap, stop, cols.best, tol, nodes, BOX_BATCH[stop.ratio >= 1.0])
         if not batch:
             break
         nodes += len(batch)
-        Ls, Rs, T1s, T2s = _children(batch, tol / d, top if ldp else None)
+        Ls, Rs, T1s, T2s = _children(nodes_.take([item[2] for item in batch]), tol / d, top if ldp else None)
         if not len(Ls):
             continue
         ub, U, gap, adm, ts = relax(Ls, Rs, T1s, T2s)
-        # the open children: their boxes, copied apart (an entry keeps only its batch's survivors
-        # alive), and of the fill point what the split needs: the coordinate of the largest chord
-        # gap, its value there and the gap
+        # the open children: their boxes, and of the fill point what the split needs: the
+        # coordinate of the largest chord gap, its value there and the gap
         k = np.flatnonzero(ub > cols.best + tol)
         j = gap[k].argmax(axis=1)
-        for i, L, R, jj, u, g in zip(k, Ls[k], Rs[k], j, U[k, j], gap[k, j]):
+        slots = nodes_.put(Ls[k], Rs[k], T1s[k], T2s[k], j, U[k, j], gap[k, j], adm[k], ts[k])
+        for b, slot in zip((-ub[k]).tolist(), slots.tolist()):
             counter += 1
-            heapq.heappush(heap, (-ub[i], counter, L, R, T1s[i], T2s[i], jj, u, g, adm[i], ts[i]))
+            heapq.heappush(heap, (b, counter, slot))
     return Priced(cols.best, _upper(cols.best, tol, heap), cols.top(), nodes, stopped)
 
 
-def _children(batch: list, small: float, top: float | None):
-    """The children of a batch of `_box_bnb` nodes, two per node split, in the batch's order, as
-    stacked (L, R, T1, T2). A node splits tau (LDP, top = e^eps) when its fill point is not
-    admissible and its tau interval is wide (TAU_WIDE), its tau slack exceeds its largest chord
-    gap, or its chords are tight (every gap <= small); else, unless its chords are tight, the
-    coordinate j with the largest gap is cut at the fill point (at the middle of its range when
-    the fill point is at an end): [L_j, cut] and [cut, R_j]."""
-    L, R = np.array([n[2] for n in batch]), np.array([n[3] for n in batch])
-    T1, T2, j, u, g, adm, slack = (np.array([n[i] for n in batch]) for i in range(4, 11))
-    rows = np.arange(len(batch))
+class _Nodes:
+    """The open nodes of `_box_bnb`, stored by slot in arrays (the heap holds only bound, order
+    and slot): each node's box (L, R), tau interval (T1, T2), and of its fill point the split's
+    coordinate j, its value u and chord gap g, whether it is admissible and its tau slack. The
+    box arrays are allocated once for `capacity` nodes (a search keeps at most its budget plus
+    one open; the reservation stops at RESERVE bytes and grows past it), and memory is touched
+    only as slots are used; freed slots are reused first."""
+
+    RESERVE = 2e9
+
+    FIELDS = ("T1", "T2", "j", "u", "g", "adm", "slack")
+
+    def __init__(self, d: int, capacity: int):
+        capacity = max(1, min(capacity, int(self.RESERVE // (16 * d))))
+        self.L, self.R = np.empty((capacity, d)), np.empty((capacity, d))
+        self.cols = {k: np.empty(capacity, dtype=int if k == "j" else bool if k == "adm" else float)
+                     for k in self.FIELDS}
+        self.free: list[int] = []
+        self.used = 0
+
+    def put(self, L, R, *values) -> np.ndarray:
+        """Store nodes (rows of L, R and the FIELDS in order); returns their slots."""
+        n = len(L)
+        reuse = min(n, len(self.free))
+        fresh = np.arange(self.used, self.used + n - reuse)
+        slots = np.concatenate([np.array(self.free[len(self.free) - reuse:], dtype=int), fresh])
+        del self.free[len(self.free) - reuse:]
+        self.used += n - reuse
+        if self.used > len(self.L):                    # (not reached within a search's budget)
+            grow = self.used - len(self.L) + len(self.L) // 2
+            self.L = np.vstack([self.L, np.empty((grow, self.L.shape[1]))])
+            self.R = np.vstack([self.R, np.empty((grow, self.R.shape[1]))])
+            self.cols = {k: np.concatenate([v, np.empty(grow, dtype=v.dtype)]) for k, v in self.cols.items()}
+        self.L[slots], self.R[slots] = L, R
+        for k, v in zip(self.FIELDS, values):
+            self.cols[k][slots] = v
+        return slots
+
+    def take(self, slots: list[int]) -> tuple:
+        """(L, R, T1, T2, j, u, g, adm, slack) of these nodes, copied out; their slots are freed."""
+        idx = np.array(slots, dtype=int)
+        self.free.extend(slots)
+        return (self.L[idx], self.R[idx], *(self.cols[k][idx] for k in self.FIELDS))
+
+
+def _children(node: tuple, small: float, top: float | None):
+    """The children of a batch of `_box_bnb` nodes (`_Nodes.take`), two per node split, in the
+    batch's order, as stacked (L, R, T1, T2). A node splits tau (LDP, top = e^eps) when its fill
+    point is not admissible and its tau interval is wide (TAU_WIDE), its tau slack exceeds its
+    largest chord gap, or its chords are tight (every gap <= small); else, unless its chords are
+    tight, the coordinate j with the largest gap is cut at the fill point (at the middle of its
+    range when the fill point is at an end): [L_j, cut] and [cut, R_j]."""
+    L, R, T1, T2, j, u, g, adm, slack = node
+    rows = np.arange(len(L))
     tight = g <= small
     tau = ~adm & ((T2 > T1 * TAU_WIDE) | (slack > g) | tight)
     coord = ~tau & ~tight
@@ -642,7 +687,7 @@ def _children(batch: list, small: float, top: float | None):
     inside = (Le + 1e-9 * (Re - Le) < u) & (u < Re - 1e-9 * (Re - Le))
     cut = np.where(inside, u, 0.5 * (Le + Re))
     parent = np.repeat(np.flatnonzero(tau | coord), 2)
-    first = np.tile([True, False], parent.size // 2)
+    first = (np.arange(parent.size) % 2) == 0
     Lk, Rk, T1k, T2k = L[parent], R[parent], T1[parent], T2[parent]
     mid = np.sqrt(T1 * T2)[parent]
     split = tau[parent]
