@@ -565,8 +565,7 @@ def _box_bnb(P, f, mu, stop, lo, hi, eps: float | None = None) -> Priced:
     proof = ldp and stop.ratio >= 1.0
     top = float(np.exp(eps)) if eps is not None else 1.0       # the LDP cone's ratio (unused for LIP)
 
-    def F(u):
-        return f(P * u) - mu * P * u
+    F = _terms(f, P, mu, positive=bool(P.min() > 0 and lo.min() > 0))
 
     def relax(L, R, T1, T2, point=False):
         if ldp:
@@ -622,6 +621,25 @@ def _box_bnb(P, f, mu, stop, lo, hi, eps: float | None = None) -> Priced:
             counter += 1
             heapq.heappush(heap, (b, counter, slot))
     return Priced(cols.best, _upper(cols.best, tol, heap), cols.top(), nodes, stopped)
+
+
+def _terms(f, P: np.ndarray, mu: np.ndarray, positive: bool):
+    """u -> the terms `f(P_x u_x) - mu_x P_x u_x` of `_box_bnb`'s objective, with s = P u:
+    `s (s - mu)` for histogram-MSE and `s (log s - mu)` for mutual information where every s is
+    positive (a third of the array operations of the general form, which guards log(0))."""
+    if f is SEPARABLE["histogram-mse"]:
+        def F(u):
+            s = P * u
+            return s * (s - mu)
+    elif f is _xlogx and positive:
+        def F(u):
+            s = P * u
+            return s * (np.log(s) - mu)
+    else:
+        def F(u):
+            s = P * u
+            return f(s) - mu * s
+    return F
 
 
 class _Nodes:
