@@ -379,7 +379,7 @@ def test_exact_pricings_match_brute_force_at_d13_14(d):
             assert true - 1e-13 * max(1, abs(true)) <= r.upper <= true + 1e-9 * max(1, abs(true))
 
 
-@pytest.mark.parametrize("batches", [(1, 1), None])
+@pytest.mark.parametrize("batches", [{"lip": (1, 1), "ldp": (1, 1)}, None])
 def test_separable_branch_and_bound_in_batches_matches_brute_force_at_d13(monkeypatch, batches):
     """The separable pricings' branch and bound expands its open nodes in batches (many nodes per
     vectorized step, more in a proof search): one node at a time and the default batches both
