@@ -32,7 +32,7 @@ from scipy import sparse
 from ..errors import SolverError
 from ..solvers import quiet_highs
 from ..utility import entropy_rows
-from .structured import LOW_LOSS_DEPTH, MAX_NODES, SEPARABLE, Family
+from .structured import LOW_LOSS_DEPTH, MAX_NODES, SEPARABLE, Family, LIPBox
 from .result import PosteriorSolution
 
 GAP_TOL = 1e-9
@@ -404,6 +404,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
     shape, mu_shape = np.inf, None
     low_left = LOW_LOSS_COLUMNS[fam.name] * P.size if np.isfinite(chord) else 0
     low_rng = np.random.default_rng(0)                 # reproducible columns, so reproducible results
+    near_rng = np.random.default_rng(1)
     low_gap = np.inf
     if start is not None:
         cols = np.vstack([cols, start[0]])          # (columns, duals, weights) of the merged problem
@@ -520,6 +521,10 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
             if leveled and levels is not None:
                 # a level point with no cut: the model is exact there, go next to its minimum
                 lam = levels[1] if len(new) else LEVEL_LOW
+            if not len(new) and not leveled and isinstance(fam, LIPBox) and sc.kind in SEPARABLE:
+                # the search found nothing: the plateau of tied coordinates, by meet in the middle
+                near = fam.near_ties(sc.kind, mu, near_rng)
+                new = near[sc.phi(near) - near @ mu > tol]
             if not len(new):
                 if not level and levels is not None and priced.stopped == "max_nodes" and mu_best is not None:
                     # no column found near the master's duals, and no proof either (a degenerate
