@@ -1009,3 +1009,31 @@ def test_a_family_without_a_design_returns_the_master_when_out_of_time():
     assert all(r.satisfied.values())
     assert r.certificate.details.get("channel") != "design"
     assert r.objective >= r.certificate.bound - 1e-12
+
+
+@pytest.mark.parametrize("kind", ["histogram-mse", "mutual-information"])
+def test_near_ties_finds_the_best_vertex_on_a_plateau_of_tied_chords(kind):
+    """At a dual point where every coordinate's chord over [e^-eps P_x, e^eps P_x] has the same
+    slope (the plateau the master's duals reach, docs/reliability.md), plus small deviations, the
+    meet in the middle of `LIPBox.near_ties` returns admissible vertices (every coordinate at a
+    bound but one, mass 1) and among them the best of all vertices, found by brute force over
+    every one of them (d = 13: 53,248 candidates)."""
+    rng = np.random.default_rng(7)
+    d, eps = 13, 1.0
+    for _ in range(3):
+        P = rng.dirichlet(np.ones(d))
+        fam = LIPBox(P, eps)
+        a, b = P * fam.lo, P * fam.hi
+        f = (lambda s: s * s) if kind == "histogram-mse" else (lambda s: s * np.log(s))
+        mu = (f(b) - f(a)) / (b - a) + 1e-4 * rng.normal(size=d)    # tied chords, perturbed
+        V = lip_vertices(P, eps)
+        rc = phi(kind, V, None) - V @ mu
+        found = fam.near_ties(kind, mu, np.random.default_rng(0), trials=64)
+        assert len(found)
+        assert np.all(found >= a * (1 - 1e-12)) and np.all(found <= b * (1 + 1e-12))
+        assert np.allclose(found.sum(axis=1), 1.0, atol=1e-12)
+        inside = (found > a * (1 + 1e-12)) & (found < b * (1 - 1e-12))
+        assert np.all(inside.sum(axis=1) <= 1)
+        rc_found = phi(kind, found, None) - found @ mu
+        assert rc_found.max() >= rc.max() - 1e-12 * max(1.0, abs(rc.max()))
+        assert rc_found.max() <= rc.max() + 1e-12 * max(1.0, abs(rc.max()))
