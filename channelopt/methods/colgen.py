@@ -521,8 +521,10 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
             if leveled and levels is not None:
                 # a level point with no cut: the model is exact there, go next to its minimum
                 lam = levels[1] if len(new) else LEVEL_LOW
-            if not len(new) and not leveled and isinstance(fam, LIPBox) and sc.kind in SEPARABLE:
-                # the search found nothing: the plateau of tied coordinates, by meet in the middle
+            if not len(new) and not leveled and priced.stopped == "max_nodes" and isinstance(fam, LIPBox) \
+                    and sc.kind in SEPARABLE:
+                # the search gave up without a column: the plateau of tied coordinates, searched by
+                # meet in the middle before a deeper search
                 near = fam.near_ties(sc.kind, mu, near_rng)
                 new = near[sc.phi(near) - near @ mu > tol]
             if not len(new):
