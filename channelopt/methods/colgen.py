@@ -106,6 +106,11 @@ the last projection (`_level_point`): the model must keep them, or the projectio
 by reduced cost at the master's duals, or at the last level point with (16, 8): d = 64 and 12,
 two or three points repeated until the time limit; with the last 4 rounds' cuts held but not the
 active ones, a cycle of 5 points held a d = 64 run at a gap of 8.9e-5 for 40 s)."""
+NEAR_MISSES = 2
+"""`LIPBox.near_ties` is tried where the branch and bound's search gives up without a column, until
+it has found nothing NEAR_MISSES times in a row (each call costs 0.2-0.7 s at d = 64; where the
+plateau is not what stops the search, histogram-MSE Zipf eps = 4, calling it at every such round
+doubled the run)."""
 STALL = {"lip": (20, (0.95, 0.5, 0.2)), "ldp": None}
 """Per family (rounds, alphas): once the master's value has not risen for `rounds` rounds (a
 degenerate master whose duals jump between optimal vertices), each pricing round also prices at
@@ -404,7 +409,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
     shape, mu_shape = np.inf, None
     low_left = LOW_LOSS_COLUMNS[fam.name] * P.size if np.isfinite(chord) else 0
     low_rng = np.random.default_rng(0)                 # reproducible columns, so reproducible results
-    near_rng = np.random.default_rng(1)
+    near_rng, near_misses = np.random.default_rng(1), 0
     low_gap = np.inf
     if start is not None:
         cols = np.vstack([cols, start[0]])          # (columns, duals, weights) of the merged problem
@@ -522,11 +527,12 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
                 # a level point with no cut: the model is exact there, go next to its minimum
                 lam = levels[1] if len(new) else LEVEL_LOW
             if not len(new) and not leveled and priced.stopped == "max_nodes" and isinstance(fam, LIPBox) \
-                    and sc.kind in SEPARABLE:
+                    and sc.kind in SEPARABLE and near_misses < NEAR_MISSES:
                 # the search gave up without a column: the plateau of tied coordinates, searched by
-                # meet in the middle before a deeper search
+                # meet in the middle before a deeper search (until it too finds nothing, twice)
                 near = fam.near_ties(sc.kind, mu, near_rng)
                 new = near[sc.phi(near) - near @ mu > tol]
+                near_misses = 0 if len(new) else near_misses + 1
             if not len(new):
                 if not level and levels is not None and priced.stopped == "max_nodes" and mu_best is not None:
                     # no column found near the master's duals, and no proof either (a degenerate

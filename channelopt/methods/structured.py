@@ -62,8 +62,8 @@ mutual information (Zipf eps = 2 / 1) 33.5 -> 26.1 s and 37.3 -> 29.8 s, +0.2% /
 one batch of 16 and a node loop. 128 in LDP's searches inflated their counts (5 of 19 stopped at
 the node budget against 0); in LIP's it costs +1.2% / +0.4% nodes and is 22% / 18% faster than
 32 (with the nodes stored in `_Nodes`: 21.6 -> 16.8 s and 20.4 -> 16.8 s)."""
-NEAR_TIES = (16, 32)
-"""(half, trials) of `LIPBox.near_ties`: two sets of 16 coordinates (65,536 subsets each), 32
+NEAR_TIES = (14, 32)
+"""(half, trials) of `LIPBox.near_ties`: two sets of 14 coordinates (16,384 subsets each), 32
 trials a call."""
 VERTEX_MAX_D = 16
 """LDP with a separable utility uses its 2^d - 2 closed-form vertices up to this d."""
