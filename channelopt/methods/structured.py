@@ -512,8 +512,8 @@ class LIPBox(Family):
             mA, gA, mB, gB = bits @ w[A], bits @ D[A], bits @ w[B], bits @ D[B]
             o = np.argsort(mB)
             mB, gB = mB[o], gB[o]
-            for target, side in ((room, "right"), (room - w[k], "left")):   # k near lo, near hi
-                j = np.searchsorted(mB, target - mA, side=side) - (side == "right")
+            for target, below in ((room, True), (room - w[k], False)):   # k near lo, near hi
+                j = np.searchsorted(mB, target - mA, side="right") - 1 if below else np.searchsorted(mB, target - mA)
                 j = np.clip(j, 0, mB.size - 1)
                 extra = room - mA - mB[j]                   # what k absorbs above its lower bound
                 ok = (extra >= 0.0) & (extra <= w[k])
