@@ -108,9 +108,9 @@ two or three points repeated until the time limit; with the last 4 rounds' cuts 
 active ones, a cycle of 5 points held a d = 64 run at a gap of 8.9e-5 for 40 s)."""
 NEAR_MISSES = 2
 """`LIPBox.near_ties` is tried where the branch and bound's search gives up without a column, until
-it has found nothing NEAR_MISSES times in a row (each call costs 0.2-0.7 s at d = 64; where the
-plateau is not what stops the search, histogram-MSE Zipf eps = 4, calling it at every such round
-doubled the run)."""
+it has found nothing NEAR_MISSES times in a row (a call costs 0.1 s at d = 64 with
+`structured.NEAR_TIES`; where the plateau is not what stops the search, histogram-MSE Zipf eps = 4,
+calling it, with sets of 16, at every such round doubled the run)."""
 STALL = {"lip": (20, (0.95, 0.5, 0.2)), "ldp": None}
 """Per family (rounds, alphas): once the master's value has not risen for `rounds` rounds (a
 degenerate master whose duals jump between optimal vertices), each pricing round also prices at
