@@ -474,7 +474,6 @@ class LIPBox(Family):
             self.drift += ((out - a) / span).mean(axis=0) - pi
         return out
 
-
     def near_ties(self, kind: str, mu: np.ndarray, rng: np.random.Generator,
                   trials: int = NEAR_TIES[1], half: int = NEAR_TIES[0]) -> np.ndarray:
         """Vertices found by meet in the middle at the dual point mu (separable phi): a heuristic
