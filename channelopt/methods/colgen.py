@@ -32,7 +32,7 @@ from scipy import sparse
 from ..errors import SolverError
 from ..solvers import quiet_highs
 from ..utility import entropy_rows
-from .structured import LOW_LOSS_DEPTH, MAX_NODES, SEPARABLE, Family, LIPBox
+from .structured import LOW_LOSS_DEPTH, MAX_NODES, SEPARABLE, Family
 from .result import PosteriorSolution
 
 GAP_TOL = 1e-9
@@ -526,8 +526,8 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
             if leveled and levels is not None:
                 # a level point with no cut: the model is exact there, go next to its minimum
                 lam = levels[1] if len(new) else LEVEL_LOW
-            if not len(new) and not leveled and priced.stopped == "max_nodes" and isinstance(fam, LIPBox) \
-                    and sc.kind in SEPARABLE and near_misses < NEAR_MISSES:
+            if not len(new) and not leveled and priced.stopped == "max_nodes" and sc.kind in SEPARABLE \
+                    and near_misses < NEAR_MISSES:
                 # the search gave up without a column: the plateau of tied coordinates, searched by
                 # meet in the middle before a deeper search (until it too finds nothing, twice)
                 near = fam.near_ties(sc.kind, mu, near_rng)

@@ -268,6 +268,11 @@ class Family:
         duals mu (None: the chord slopes); none where the family has no such bound."""
         return np.zeros((0, self.d))
 
+    def near_ties(self, kind: str, mu: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Vertices (rows) found by a heuristic search at the duals mu where the branch and bound's
+        search gave up (separable phi; `LIPBox.near_ties`); none where the family has no such search."""
+        return np.zeros((0, self.d))
+
 
 class LIPBox(Family):
     """eps-LIP with G = X: `lo <= u <= hi` on `P . u = 1`."""
@@ -496,7 +501,8 @@ class LIPBox(Family):
         if n < 1:
             return np.zeros((0, d))
         f, P = SEPARABLE[kind], self.P
-        a, b = f(P * self.lo) - mu * P * self.lo, f(P * self.hi) - mu * P * self.hi
+        F = _terms(f, P, mu, positive=bool(P.min() > 0))
+        a, b = F(self.lo), F(self.hi)
         w, D = P * (self.hi - self.lo), b - a
         need = 1.0 - float(P @ self.lo)                  # mass above the lower bounds
         bits = ((np.arange(2 ** n)[:, None] >> np.arange(n)) & 1).astype(float)
@@ -730,7 +736,7 @@ class _Nodes:
         slots = np.concatenate([np.array(self.free[len(self.free) - reuse:], dtype=int), fresh])
         del self.free[len(self.free) - reuse:]
         self.used += n - reuse
-        if self.used > len(self.L):                    # (not reached within a search's budget)
+        if self.used > len(self.L):                    # (only past RESERVE: capacity covers a budget)
             grow = self.used - len(self.L) + len(self.L) // 2
             self.L = np.vstack([self.L, np.empty((grow, self.L.shape[1]))])
             self.R = np.vstack([self.R, np.empty((grow, self.R.shape[1]))])
