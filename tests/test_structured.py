@@ -512,6 +512,69 @@ def test_chord_bound_is_above_the_vertex_enumeration_optimum(kind):
         assert g_enum <= chord + 1e-12
 
 
+def zipf_case(rng):
+    """A permuted power-law prior (a heavy symbol or two) and an eps where its face binds."""
+    d = int(rng.integers(4, 11))
+    P = 1.0 / np.arange(1, d + 1) ** rng.uniform(0.5, 2.5)
+    return rng.permutation(P / P.sum()), float(rng.uniform(0.3, 2.5))
+
+
+@pytest.mark.parametrize("kind", ["histogram-mse", "mutual-information"])
+def test_face_loss_keeps_the_chord_bound_above_the_vertex_enumeration_optimum(kind):
+    """chord_bound - face_loss against the exact optimum over every vertex, on power-law priors
+    (where the heavy symbol's face binds); on some the face is the whole excess of the chord bound."""
+    rng = np.random.default_rng(3)
+    positive = whole = 0
+    for _ in range(30):
+        P, eps = zipf_case(rng)
+        fam = LIPBox(P, eps)
+        p = co.Problem(prior=P, privacy=[co.LIP(eps)], utility=co.Bayes(kind))
+        _, _, g_enum, _, _ = enumerate_and_solve(p, posterior_rows(p), lip_vertices(P, eps))
+        face, chord = fam.face_loss(kind), fam.chord_bound(kind)
+        assert face >= 0.0
+        assert g_enum <= chord - face + 1e-12
+        positive += face > 1e-6
+        whole += face > 1e-6 and chord - face - g_enum < 1e-12
+    assert positive >= 10 and whole >= 1             # not vacuous: it binds, and exactly somewhere
+
+
+def test_face_loss_by_hand_certifies_zipf_mutual_information_at_d64():
+    """Zipf(1.1), d = 64, eps = 2: the heaviest symbol is cut by the mass (its top leaves the others
+    at their bottom), and the second one's top leaves cap = 1 - sum a - w_x of mass, less than any
+    other width: on that face every vertex has one coordinate k absorbing all of cap, at a loss
+    gap_k(cap). By hand: the bound is pi_x min_k gap_k(cap) (pi_x = (P_x - a_x) / w_x), unless x
+    itself inside its range is cheaper (its nearest point to the top is the smallest width's
+    overshoot of cap). The column generation certifies the optimum against chord - face."""
+    d, eps = 64, 2.0
+    P = 1.0 / np.arange(1, d + 1) ** 1.1
+    P /= P.sum()
+    lo, hi = math.exp(-eps) * P, np.minimum(math.exp(eps) * P, 1.0)
+    a = np.maximum(lo, 1.0 - (hi.sum() - hi))
+    b = np.minimum(hi, 1.0 - (lo.sum() - lo))
+    w = b - a
+
+    def gap(k, m):
+        f = SQUARE["mutual-information"]
+        return f(a[k]) + (f(b[k]) - f(a[k])) / w[k] * m - f(a[k] + m)
+
+    assert w[0] == pytest.approx(1.0 - a.sum(), rel=1e-12)        # the heaviest: cut, no loss
+    x, cap = 1, 1.0 - a.sum() - w[1]
+    rest = [k for k in range(d) if k != x]
+    assert 0 < cap < min(w[rest])
+    pi = (P[x] - a[x]) / w[x]
+    over = min(w[rest]) - cap
+    hand = min(pi * min(gap(k, cap) for k in rest), gap(x, P[x] - a[x]),
+               gap(x, w[x] - over) * (P[x] - a[x]) / (w[x] - over))
+    assert LIPBox(P, eps).face_loss("mutual-information") == pytest.approx(hand, rel=1e-9)
+    assert hand > 1e-4
+    r = co.solve(co.Problem(prior=P, privacy=[co.LIP(eps)], utility=co.Bayes("mutual-information")), time_limit=60)
+    assert r.status == "optimal" and all(r.satisfied.values())
+    assert r.certificate["bound"] == "chord-face"
+    top = -float(P @ np.log(P)) + chord_by_hand(P, eps, np.vectorize(SQUARE["mutual-information"])) - hand
+    assert r.objective <= top + 1e-12                               # I(X;Y) = H(P) + gain
+    assert top - r.objective <= 1e-9 * r.objective                 # and the face is all it lacks
+
+
 @pytest.mark.parametrize("kind", ["histogram-mse", "mutual-information"])
 def test_chord_bound_is_attained_where_exact_subset_sums_exist(kind):
     """Uniform prior, d = 8, e^eps = 7: a posterior with one symbol at e^eps / 8 and the others at

@@ -406,6 +406,8 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
     master = Master(P, np.argsort(sc.h, kind="stable") if sc.kind == "bayes-mse" and sc.h is not None else None)
     cols = fam.initial(sc.h)
     chord = fam.chord_bound(sc.kind) if sc.kind in SEPARABLE else np.inf
+    face = fam.face_loss(sc.kind) if np.isfinite(chord) else 0.0
+    chord -= face                                       # what no channel can recover of it
     shape, mu_shape = np.inf, None
     low_left = LOW_LOSS_COLUMNS[fam.name] * P.size if np.isfinite(chord) else 0
     low_rng = np.random.default_rng(0)                 # reproducible columns, so reproducible results
@@ -575,7 +577,9 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
     info = {"rounds": rounds, "ascent_rounds": ascents, "columns": len(master.V), "pricing_nodes": nodes, "pricing": fam.name + "-structured"}
     if chord < bound:
         bound = chord
-        info["bound"] = "chord"
+        info["bound"] = "chord" if face == 0.0 else "chord-face"
+        if face > 0.0:
+            info["face_loss"] = face
     elif shape < bound:
         bound = shape
         info["bound"] = "shape"
