@@ -538,6 +538,24 @@ def test_face_loss_keeps_the_chord_bound_above_the_vertex_enumeration_optimum(ki
     assert positive >= 10 and whole >= 1             # not vacuous: it binds, and exactly somewhere
 
 
+def test_face_vertices_are_vertices_of_the_lip_polytope():
+    """Every column `face_vertices` returns is one of the polytope's vertices (brute force), on
+    the power-law priors where a face binds."""
+    rng = np.random.default_rng(3)
+    seen = 0
+    for _ in range(30):
+        P, eps = zipf_case(rng)
+        fam = LIPBox(P, eps)
+        if fam.face_loss("mutual-information") <= 0.0:
+            continue
+        V = fam.face_vertices("mutual-information")
+        every = lip_vertices(P, eps)
+        for v in V:
+            assert np.abs(every - v).max(axis=1).min() < 1e-12
+        seen += len(V)
+    assert seen >= 20
+
+
 def test_face_loss_by_hand_certifies_zipf_mutual_information_at_d64():
     """Zipf(1.1), d = 64, eps = 2: the heaviest symbol is cut by the mass (its top leaves the others
     at their bottom), and the second one's top leaves cap = 1 - sum a - w_x of mass, less than any
@@ -565,8 +583,12 @@ def test_face_loss_by_hand_certifies_zipf_mutual_information_at_d64():
     over = min(w[rest]) - cap
     hand = min(pi * min(gap(k, cap) for k in rest), gap(x, P[x] - a[x]),
                gap(x, w[x] - over) * (P[x] - a[x]) / (w[x] - over))
-    assert LIPBox(P, eps).face_loss("mutual-information") == pytest.approx(hand, rel=1e-9)
+    fam = LIPBox(P, eps)
+    assert fam.face_loss("mutual-information") == pytest.approx(hand, rel=1e-9)
     assert hand > 1e-4
+    V = fam.face_vertices("mutual-information")          # among them, the face's best vertex
+    loss = [sum(gap(k, v[k] - a[k]) for k in range(d)) for v in V]
+    assert min(loss) == pytest.approx(min(gap(k, cap) for k in rest), rel=1e-9)
     r = co.solve(co.Problem(prior=P, privacy=[co.LIP(eps)], utility=co.Bayes("mutual-information")), time_limit=60)
     assert r.status == "optimal" and all(r.satisfied.values())
     assert r.certificate["bound"] == "chord-face"

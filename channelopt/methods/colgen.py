@@ -408,6 +408,8 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
     chord = fam.chord_bound(sc.kind) if sc.kind in SEPARABLE else np.inf
     face = fam.face_loss(sc.kind) if np.isfinite(chord) else 0.0
     chord -= face                                       # what no channel can recover of it
+    if face > 0.0:                                      # and the rare vertices that lose least there
+        cols = np.vstack([cols, fam.face_vertices(sc.kind)])
     shape, mu_shape = np.inf, None
     low_left = LOW_LOSS_COLUMNS[fam.name] * P.size if np.isfinite(chord) else 0
     low_rng = np.random.default_rng(0)                 # reproducible columns, so reproducible results

@@ -84,6 +84,9 @@ each it flips: 3 (5,489 subset sums a side, 0.6 ms a column) while its columns' 
 within the pricing tolerance, else 4 (41,449 a side, 1.7e9 combinations, 5-8 ms a column).
 Histogram-MSE's loss scales with the free coordinate's (small) width, so 3 is enough for it at
 d = 256 (2.3 s against 8.5 s, eps = 1); mutual information's does not (3 did not close in 32 s)."""
+FACE_VERTICES, FACE_BINDING = 64, 4
+"""`LIPBox.face_vertices`: the subsets on each side of cap it turns into vertices, per binding face,
+and the most faces (those of largest bound) it takes them from."""
 FACE_SUMS = 1 << 20
 """`LIPBox.face_loss`: the most subset sums enumerated on each side of a face's meet in the middle
 (a tight face has few: Zipf(1.1), d = 64, eps = 1, the heaviest symbol's 19,350 x 20,417)."""
@@ -258,6 +261,10 @@ class Family:
         knows none): `chord_bound - face_loss` is a bound too."""
         return 0.0
 
+    def face_vertices(self, kind: str) -> np.ndarray:
+        """Vertices (rows) of least loss where `face_loss` binds; none by default."""
+        return np.zeros((0, self.d))
+
     def shape_bound(self, kind: str, deadline: float = np.inf) -> tuple[float, np.ndarray | None]:
         """(a bound on the gain of every channel, the dual point it holds at) for a separable phi
         without `chord_bound`, from a relaxation that needs no branching; (inf, None) where the
@@ -291,6 +298,7 @@ class LIPBox(Family):
         super().__init__(P, eps)
         self.lo = np.full(self.d, np.exp(-self.eps))
         self.hi = np.minimum(np.exp(self.eps), 1.0 / self.P)
+        self._face_cache: dict = {}
         self.drift = np.zeros(self.d)
         """How far `low_loss`'s columns so far have strayed from the patterns' target mean (their
         flips favour some coordinates): later patterns are drawn that much the other way."""
@@ -400,6 +408,55 @@ class LIPBox(Family):
         bound 0 is always valid). The best x counts. Zipf(1.1), d = 64, mutual information:
         eps = 2, 1.83e-4 (the chord bound's whole excess over the optimum, to 4e-10: certified
         in 3 s, where the branch and bound stopped 3.3e-9 short in 60 s); eps = 1, 8.2e-10."""
+        return self._faces(kind)[0]
+
+    def face_vertices(self, kind, n=FACE_VERTICES):
+        """The vertices of least chord loss on the faces that bind in `face_loss` (rows): for the
+        n subsets of the others whose sums fall just short of cap, the free coordinate that absorbs
+        the rest at the least loss; for the n that pass it, one of theirs (or x) left that much
+        below its top. Where a face binds, the columns the master needs there are a handful of
+        rare vertices (Zipf(1.1), d = 256, eps = 4: 9.6e-8 for the best, 3.5e-7 for the next;
+        the column generation had found one of 1.5e-7 in 60 s)."""
+        f = SEPARABLE[kind]
+        a, b, slope = self._chords(kind)
+        w = b - a
+        out = []
+        for x, cap, first, second, A, S in self._faces(kind)[1]:
+            rest = np.ones(self.d, dtype=bool)
+            rest[x] = False
+            for short in (True, False):
+                if short:      # A_i + S_j <= cap, as close as the sums come
+                    j = np.searchsorted(S.sums, cap - A.sums, side="right") - 1
+                    gapped = np.where(j >= 0, cap - A.sums - S.sums[np.maximum(j, 0)], np.inf)
+                else:          # A_i + S_j > cap
+                    j = np.searchsorted(S.sums, cap - A.sums, side="right")
+                    gapped = np.where(j < S.sums.size, A.sums + S.sums[np.minimum(j, S.sums.size - 1)] - cap, np.inf)
+                for i in np.argsort(gapped, kind="stable")[:n]:
+                    m = float(gapped[i])
+                    if not np.isfinite(m):
+                        break
+                    H = np.zeros(self.d, dtype=bool)
+                    H[first[A.members(int(i))]] = True
+                    H[second[S.members(int(j[i]))]] = True
+                    v = np.where(H, b, a)
+                    v[x] = b[x]
+                    pool = np.flatnonzero(rest & ~H & (w >= m)) if short else np.flatnonzero((H | ~rest) & (w >= m))
+                    if pool.size == 0:
+                        continue
+                    at = a[pool] + m if short else b[pool] - m
+                    k = pool[int(np.argmin(f(a[pool]) + slope[pool] * (at - a[pool]) - f(at)))]
+                    v[k] = a[k] + m if short else b[k] - m
+                    out.append(v)
+        V = np.array(out).reshape(-1, self.d)
+        box_lo, box_hi = self.P * self.lo, self.P * self.hi
+        return V[np.all(V >= box_lo * (1 - 1e-12), axis=1) & np.all(V <= box_hi * (1 + 1e-12), axis=1)
+                 & (np.abs(V.sum(axis=1) - 1.0) <= 1e-12)]
+
+    def _faces(self, kind):
+        """(face_loss, the binding faces as (x, cap, the two halves' coordinates, their `_Sums`)),
+        computed once per utility."""
+        if kind in self._face_cache:
+            return self._face_cache[kind]
         f = SEPARABLE[kind]
         a, b, slope = self._chords(kind)
         w = b - a
@@ -409,7 +466,7 @@ class LIPBox(Family):
             return f(a[k]) + slope[k] * m - f(a[k] + m)
 
         B = 1.0 - float(a.sum())
-        best = 0.0
+        best, binding = 0.0, []
         for x in np.argsort(-w, kind="stable"):          # tightest faces first
             cap = max(B - w[x], 0.0)
             if w[x] <= 0.0 or cap == 0.0:                # x's top leaves the others at their bottom: no loss
@@ -417,9 +474,10 @@ class LIPBox(Family):
             others = np.delete(np.arange(d), x)
             lim = cap + float(w[others].min())
             fits = others[w[others] <= lim]
-            A, S = _sums_upto(w[fits[0::2]], lim), _sums_upto(w[fits[1::2]], lim)
-            if A is None or S is None:
+            halves = _Sums.upto(w[fits[0::2]], lim), _Sums.upto(w[fits[1::2]], lim)
+            if halves[0] is None or halves[1] is None:
                 break                                    # looser faces have more sums still
+            A, S = halves[0].sums, halves[1].sums
             slack = 8 * d * np.finfo(float).eps * (lim + 1.0)   # the sums' round-off
             below = A[A <= cap]
             d_lo = max(float((cap - below - S[np.searchsorted(S, cap - below, side="right") - 1]).min()) - slack, 0.0)
@@ -446,9 +504,14 @@ class LIPBox(Family):
             cands = [gap(x, self.P[x] - a[x]), pi * L]
             if w[x] - o > self.P[x] - a[x]:
                 cands.append(gap(x, w[x] - o) * (self.P[x] - a[x]) / (w[x] - o))
+            if min(cands) > 0.0:
+                binding.append((min(cands), (x, cap, fits[0::2], fits[1::2], halves[0], halves[1])))
             best = max(best, float(min(cands)))
         # (the gaps' own round-off, well below the chord bound's digits)
-        return max(best - 16 * d * np.finfo(float).eps * max(1.0, abs(self.chord_bound(kind))), 0.0)
+        loss = max(best - 16 * d * np.finfo(float).eps * max(1.0, abs(self.chord_bound(kind))), 0.0)
+        binding.sort(key=lambda face: -face[0])
+        self._face_cache[kind] = loss, [face for _, face in binding[:FACE_BINDING]] if loss > 0.0 else []
+        return self._face_cache[kind]
 
     def design(self, kind, rng):
         """The sliding-window channel (as `LDPCone.design`, with a free coordinate): the symbols
@@ -928,16 +991,36 @@ def _pivotal(pi: np.ndarray, w: np.ndarray, rng: np.random.Generator) -> np.ndar
     return z
 
 
-def _sums_upto(widths: np.ndarray, lim: float, most: int | None = None) -> np.ndarray | None:
-    """Every subset sum of `widths` up to `lim`, sorted (with repeats); None past `most`
-    (FACE_SUMS) of them."""
-    most = FACE_SUMS if most is None else most
-    S = np.zeros(1)
-    for x in np.sort(widths)[::-1]:
-        S = np.concatenate([S, S[S <= lim - x] + x])
-        if S.size > most:
-            return None
-    return np.sort(S)
+@dataclass
+class _Sums:
+    """Every subset sum of some widths up to a limit, sorted, and how to read each one's subset back."""
+
+    sums: np.ndarray
+    parent: np.ndarray       # (unsorted) the entry each sum extends, -1 for the empty set
+    item: np.ndarray         # (unsorted) the width it adds
+    order: np.ndarray        # sorted position -> unsorted entry
+
+    @classmethod
+    def upto(cls, widths: np.ndarray, lim: float, most: int | None = None) -> _Sums | None:
+        """None past `most` (FACE_SUMS) sums."""
+        most = FACE_SUMS if most is None else most
+        S, parent, item = np.zeros(1), np.full(1, -1), np.full(1, -1)
+        for x in np.argsort(-widths, kind="stable"):
+            keep = np.flatnonzero(S <= lim - widths[x])
+            S = np.concatenate([S, S[keep] + widths[x]])
+            parent, item = np.concatenate([parent, keep]), np.concatenate([item, np.full(keep.size, x)])
+            if S.size > most:
+                return None
+        order = np.argsort(S, kind="stable")
+        return cls(S[order], parent, item, order)
+
+    def members(self, i: int) -> list[int]:
+        """The widths (indices) of the i-th smallest sum."""
+        out, e = [], int(self.order[i])
+        while self.item[e] >= 0:
+            out.append(int(self.item[e]))
+            e = int(self.parent[e])
+        return out
 
 
 @lru_cache(maxsize=4)
