@@ -86,7 +86,7 @@ Histogram-MSE's loss scales with the free coordinate's (small) width, so 3 is en
 d = 256 (2.3 s against 8.5 s, eps = 1); mutual information's does not (3 did not close in 32 s)."""
 FACE_VERTICES, FACE_BINDING = 64, 4
 """`LIPBox.face_vertices`: the subsets on each side of cap it turns into vertices, per binding face,
-and the most faces (those of largest bound) it takes them from."""
+and the most faces (those of largest bound) it takes them from (their sums enumerated again)."""
 FACE_SUMS = 1 << 20
 """`LIPBox.face_loss`: the most subset sums enumerated on each side of a face's meet in the middle
 (a tight face has few: Zipf(1.1), d = 64, eps = 1, the heaviest symbol's 19,350 x 20,417)."""
@@ -404,8 +404,8 @@ class LIPBox(Family):
         d_lo is how far the largest subset sum under cap falls short of it and d_hi_k how far the
         least one above `cap - w_k` passes that (subsets of all the others: more sums, so a
         smaller bound). Subset sums come from a meet in the middle over the widths that fit;
-        faces are tried from the tightest and given up at FACE_SUMS sums a side (a priorless
-        bound 0 is always valid). The best x counts. Zipf(1.1), d = 64, mutual information:
+        faces are tried from the tightest and given up at FACE_SUMS sums a side (a face skipped
+        only gives up its contribution). The best x counts. Zipf(1.1), d = 64, mutual information:
         eps = 2, 1.83e-4 (the chord bound's whole excess over the optimum, to 4e-10: certified
         in 3 s, where the branch and bound stopped 3.3e-9 short in 60 s); eps = 1, 8.2e-10."""
         return self._faces(kind)[0]
@@ -421,7 +421,10 @@ class LIPBox(Family):
         a, b, slope = self._chords(kind)
         w = b - a
         out = []
-        for x, cap, first, second, A, S in self._faces(kind)[1]:
+        for x in self._faces(kind)[1]:
+            face = self._face(x)
+            assert face is not None                      # (it was enumerated once already)
+            cap, first, second, A, S = face
             rest = np.ones(self.d, dtype=bool)
             rest[x] = False
             for short in (True, False):
@@ -452,9 +455,21 @@ class LIPBox(Family):
         return V[np.all(V >= box_lo * (1 - 1e-12), axis=1) & np.all(V <= box_hi * (1 + 1e-12), axis=1)
                  & (np.abs(V.sum(axis=1) - 1.0) <= 1e-12)]
 
+    def _face(self, x: int):
+        """The face where x is at its top: (cap, the two halves of the other coordinates whose
+        widths fit, their `_Sums` up to `cap` plus the least width), or None if a half has more
+        than FACE_SUMS sums."""
+        a, b = self.extent()
+        w = b - a
+        cap = max(1.0 - float(a.sum()) - w[x], 0.0)
+        others = np.delete(np.arange(self.d), x)
+        lim = cap + float(w[others].min())
+        fits = others[w[others] <= lim]
+        A, S = _Sums.upto(w[fits[0::2]], lim), _Sums.upto(w[fits[1::2]], lim)
+        return None if A is None or S is None else (cap, fits[0::2], fits[1::2], A, S)
+
     def _faces(self, kind):
-        """(face_loss, the binding faces as (x, cap, the two halves' coordinates, their `_Sums`)),
-        computed once per utility."""
+        """(face_loss, the binding faces' x, largest bound first), computed once per utility."""
         if kind in self._face_cache:
             return self._face_cache[kind]
         f = SEPARABLE[kind]
@@ -465,19 +480,16 @@ class LIPBox(Family):
         def gap(k, m):
             return f(a[k]) + slope[k] * m - f(a[k] + m)
 
-        B = 1.0 - float(a.sum())
         best, binding = 0.0, []
         for x in np.argsort(-w, kind="stable"):          # tightest faces first
-            cap = max(B - w[x], 0.0)
-            if w[x] <= 0.0 or cap == 0.0:                # x's top leaves the others at their bottom: no loss
+            if w[x] <= 0.0 or 1.0 - a.sum() - w[x] <= 0.0:   # x's top leaves the others at their bottom: no loss
                 continue
-            others = np.delete(np.arange(d), x)
-            lim = cap + float(w[others].min())
-            fits = others[w[others] <= lim]
-            halves = _Sums.upto(w[fits[0::2]], lim), _Sums.upto(w[fits[1::2]], lim)
-            if halves[0] is None or halves[1] is None:
+            face = self._face(x)
+            if face is None:
                 break                                    # looser faces have more sums still
-            A, S = halves[0].sums, halves[1].sums
+            cap, _, _, A_sums, S_sums = face
+            A, S, others = A_sums.sums, S_sums.sums, np.delete(np.arange(d), x)
+            lim = cap + float(w[others].min())
             slack = 8 * d * np.finfo(float).eps * (lim + 1.0)   # the sums' round-off
             below = A[A <= cap]
             d_lo = max(float((cap - below - S[np.searchsorted(S, cap - below, side="right") - 1]).min()) - slack, 0.0)
@@ -505,7 +517,7 @@ class LIPBox(Family):
             if w[x] - o > self.P[x] - a[x]:
                 cands.append(gap(x, w[x] - o) * (self.P[x] - a[x]) / (w[x] - o))
             if min(cands) > 0.0:
-                binding.append((min(cands), (x, cap, fits[0::2], fits[1::2], halves[0], halves[1])))
+                binding.append((min(cands), int(x)))
             best = max(best, float(min(cands)))
         # (the gaps' own round-off, well below the chord bound's digits)
         loss = max(best - 16 * d * np.finfo(float).eps * max(1.0, abs(self.chord_bound(kind))), 0.0)
