@@ -106,6 +106,12 @@ the last projection (`_level_point`): the model must keep them, or the projectio
 by reduced cost at the master's duals, or at the last level point with (16, 8): d = 64 and 12,
 two or three points repeated until the time limit; with the last 4 rounds' cuts held but not the
 active ones, a cycle of 5 points held a d = 64 run at a gap of 8.9e-5 for 40 s)."""
+NEAR_CLOSE = 100.0
+"""`Family.near_ties` searches finer (`fine`) once the master is within NEAR_CLOSE times the gap
+target of the chord bound (less the face loss): there the plateau is what is left. Measured at
+the calls of four d = 64 cells, the master's distance to that bound in gap targets: 0.2-4.9
+(mutual information, Zipf eps = 1), 4-15 (Dirichlet eps = 2), 4e4 and 1e6 (histogram-MSE and
+mutual information, Zipf eps = 4, certified by the branch and bound, not the chord bound)."""
 NEAR_MISSES = 2
 """`LIPBox.near_ties` is tried where the branch and bound's search gives up without a column, until
 it has found nothing NEAR_MISSES times in a row (a call costs 0.1 s at d = 64 with
@@ -534,7 +540,8 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
                     and near_misses < NEAR_MISSES:
                 # the search gave up without a column: the plateau of tied coordinates, searched by
                 # meet in the middle before a deeper search (until it too finds nothing, twice)
-                near = fam.near_ties(sc.kind, mu, near_rng)
+                near = fam.near_ties(sc.kind, mu, near_rng,
+                                     fine=_natural_gap(sc.kind, value, chord, P) <= NEAR_CLOSE * gap_tol)
                 new = near[sc.phi(near) - near @ mu > tol]
                 near_misses = 0 if len(new) else near_misses + 1
             if not len(new):

@@ -65,6 +65,12 @@ the node budget against 0); in LIP's it costs +1.2% / +0.4% nodes and is 22% / 1
 NEAR_TIES = (14, 32)
 """(half, trials) of `LIPBox.near_ties`: two sets of 14 coordinates (16,384 subsets each), 32
 trials a call."""
+NEAR_TIES_FINE = 16
+"""`LIPBox.near_ties`'s sets when `fine` (65,536 subsets each; 120 ms a call at d = 64 against 34):
+the sums come 16 times closer to the mass a vertex must fill, which the last 1e-10's of a master
+on the chord bound's plateau need (mutual information, Zipf(1.1), d = 64, eps = 1: 5.4-6.2 s
+against 12.5-15.7 s on three seeds, one at a time). Used everywhere, it cost more than it gained
+(mutual information, Zipf eps = 4: 8.9 -> 10.9 s), hence `colgen.NEAR_CLOSE`."""
 VERTEX_MAX_D = 16
 """LDP with a separable utility uses its 2^d - 2 closed-form vertices up to this d."""
 TAU_WIDE = 1.001
@@ -283,9 +289,10 @@ class Family:
         duals mu (None: the chord slopes); none where the family has no such bound."""
         return np.zeros((0, self.d))
 
-    def near_ties(self, kind: str, mu: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def near_ties(self, kind: str, mu: np.ndarray, rng: np.random.Generator, fine: bool = False) -> np.ndarray:
         """Vertices (rows) found by a heuristic search at the duals mu where the branch and bound's
-        search gave up (separable phi; `LIPBox.near_ties`); none where the family has no such search."""
+        search gave up (separable phi; `LIPBox.near_ties`; `fine`: a finer, costlier search, for a
+        master close to its bound); none where the family has no such search."""
         return np.zeros((0, self.d))
 
 
@@ -636,8 +643,8 @@ class LIPBox(Family):
             self.drift += ((out - a) / span).mean(axis=0) - pi
         return out
 
-    def near_ties(self, kind: str, mu: np.ndarray, rng: np.random.Generator,
-                  trials: int = NEAR_TIES[1], half: int = NEAR_TIES[0]) -> np.ndarray:
+    def near_ties(self, kind: str, mu: np.ndarray, rng: np.random.Generator, fine: bool = False,
+                  trials: int = NEAR_TIES[1], half: int | None = None) -> np.ndarray:
         """Vertices found by meet in the middle at the dual point mu (separable phi): a heuristic
         pricing, no bound, for the plateau where the branch and bound's search finds nothing.
 
@@ -652,8 +659,10 @@ class LIPBox(Family):
         mass what k and the two sets leave); every subset of each set is enumerated, and for each
         subset of the first the subset of the second whose mass leaves k nearest each of its
         bounds is matched by a sorted search. The best vertex of each trial is returned (rows,
-        posteriors); the caller keeps those with a positive reduced cost."""
+        posteriors); the caller keeps those with a positive reduced cost. `half` defaults to
+        NEAR_TIES[0], or NEAR_TIES_FINE when `fine`."""
         d = self.d
+        half = (NEAR_TIES_FINE if fine else NEAR_TIES[0]) if half is None else half
         n = min(half, (d - 1) // 2)
         if n < 1:
             return np.zeros((0, d))
