@@ -435,7 +435,7 @@ class LIPBox(Family):
         for x in self._faces(kind)[1]:
             face = self._face(x)
             assert face is not None                      # (it was enumerated once already)
-            cap, first, second, A, S = face
+            cap, _, first, second, A, S = face
             rest = np.ones(self.d, dtype=bool)
             rest[x] = False
             for short in (True, False):
@@ -458,18 +458,21 @@ class LIPBox(Family):
                     if pool.size == 0:
                         continue
                     at = a[pool] + m if short else b[pool] - m
-                    k = pool[int(np.argmin(f(a[pool]) + slope[pool] * (at - a[pool]) - f(at)))]
+                    k = pool[int(np.argmin(_chord_gap(f, a, slope, pool, at - a[pool])))]
                     v[k] = a[k] + m if short else b[k] - m
                     out.append(v)
-        V = np.array(out).reshape(-1, self.d)
+        return self._admissible(np.array(out).reshape(-1, self.d))
+
+    def _admissible(self, V: np.ndarray) -> np.ndarray:
+        """The rows of V inside the box and of mass 1 (to 1e-12): the others are not columns."""
         box_lo, box_hi = self.P * self.lo, self.P * self.hi
         return V[np.all(V >= box_lo * (1 - 1e-12), axis=1) & np.all(V <= box_hi * (1 + 1e-12), axis=1)
                  & (np.abs(V.sum(axis=1) - 1.0) <= 1e-12)]
 
     def _face(self, x: int):
-        """The face where x is at its top: (cap, the two halves of the other coordinates whose
-        widths fit, their `_Sums` up to `cap` plus the least width), or None if a half has more
-        than FACE_SUMS sums."""
+        """The face where x is at its top: (cap, the limit `cap` plus the least other width, the two
+        halves of the other coordinates whose widths fit under it, their `_Sums` up to it), or None
+        if a half has more than FACE_SUMS sums."""
         a, b = self.extent()
         w = b - a
         cap = max(1.0 - float(a.sum()) - w[x], 0.0)
@@ -477,7 +480,7 @@ class LIPBox(Family):
         lim = cap + float(w[others].min())
         fits = others[w[others] <= lim]
         A, S = _Sums.upto(w[fits[0::2]], lim), _Sums.upto(w[fits[1::2]], lim)
-        return None if A is None or S is None else (cap, fits[0::2], fits[1::2], A, S)
+        return None if A is None or S is None else (cap, lim, fits[0::2], fits[1::2], A, S)
 
     def _faces(self, kind):
         """(face_loss, the binding faces' x, largest bound first), computed once per utility."""
@@ -489,7 +492,7 @@ class LIPBox(Family):
         d = self.d
 
         def gap(k, m):
-            return f(a[k]) + slope[k] * m - f(a[k] + m)
+            return _chord_gap(f, a, slope, k, m)
 
         best, binding, tries = 0.0, [], 0
         for x in np.argsort(-w, kind="stable"):          # tightest faces first
@@ -499,9 +502,8 @@ class LIPBox(Family):
             face = self._face(x) if tries <= FACE_TRIES else None
             if face is None:
                 break                                    # looser faces have more sums still
-            cap, _, _, A_sums, S_sums = face
+            cap, lim, _, _, A_sums, S_sums = face
             A, S, others = A_sums.sums, S_sums.sums, np.delete(np.arange(d), x)
-            lim = cap + float(w[others].min())
             slack = 8 * d * np.finfo(float).eps * (lim + 1.0)   # the sums' round-off
             below = A[A <= cap]
             d_lo = max(float((cap - below - S[np.searchsorted(S, cap - below, side="right") - 1]).min()) - slack, 0.0)
@@ -627,7 +629,7 @@ class LIPBox(Family):
             raw, gains, first, second = _meet(D, G, M, left, target)
             mass = np.clip(raw, 0.0, w[k])
             vk = a[k] + mass
-            loss = np.where(np.abs(raw - mass) <= 1e-15, f(a[k]) + slope[k] * mass - f(vk), np.inf)
+            loss = np.where(np.abs(raw - mass) <= 1e-15, _chord_gap(f, a, slope, k, mass), np.inf)
             if not np.isfinite(loss.min()):
                 continue
             r, i = _least_loss(loss)
@@ -640,16 +642,13 @@ class LIPBox(Family):
             v[k] = a[k] + float(mass[r, i])
             out.append(v)
         self.last_loss = float(np.median(losses)) if losses else np.inf
-        out = np.array(out).reshape(-1, d)
-        box_lo, box_hi = self.P * self.lo, self.P * self.hi
-        out = out[np.all(out >= box_lo * (1 - 1e-12), axis=1) & np.all(out <= box_hi * (1 + 1e-12), axis=1)
-                  & (np.abs(out.sum(axis=1) - 1.0) <= 1e-12)]     # admissible, or not a column
+        out = self._admissible(np.array(out).reshape(-1, d))
         if len(out):
             self.drift += ((out - a) / span).mean(axis=0) - pi
         return out
 
     def near_ties(self, kind: str, mu: np.ndarray, rng: np.random.Generator, fine: bool = False,
-                  trials: int = NEAR_TIES[1], half: int | None = None) -> np.ndarray:
+                  trials: int = NEAR_TIES[1]) -> np.ndarray:
         """Vertices found by meet in the middle at the dual point mu (separable phi): a heuristic
         pricing, no bound, for the plateau where the branch and bound's search finds nothing.
 
@@ -664,11 +663,10 @@ class LIPBox(Family):
         mass what k and the two sets leave); every subset of each set is enumerated, and for each
         subset of the first the subset of the second whose mass leaves k nearest each of its
         bounds is matched by a sorted search. The best vertex of each trial is returned (rows,
-        posteriors); the caller keeps those with a positive reduced cost. `half` defaults to
-        NEAR_TIES[0], or NEAR_TIES_FINE when `fine`."""
+        posteriors); the caller keeps those with a positive reduced cost. `half` is NEAR_TIES[0],
+        or NEAR_TIES_FINE when `fine`."""
         d = self.d
-        half = (NEAR_TIES_FINE if fine else NEAR_TIES[0]) if half is None else half
-        n = min(half, (d - 1) // 2)
+        n = min(NEAR_TIES_FINE if fine else NEAR_TIES[0], (d - 1) // 2)
         if n < 1:
             return np.zeros((0, d))
         f, P = SEPARABLE[kind], self.P
@@ -858,6 +856,12 @@ def _box_bnb(P, f, mu, stop, lo, hi, eps: float | None = None) -> Priced:
             counter += 1
             heapq.heappush(heap, (b, counter, slot))
     return Priced(cols.best, _upper(cols.best, tol, heap), cols.top(), nodes, stopped)
+
+
+def _chord_gap(f, a: np.ndarray, slope: np.ndarray, k, m):
+    """`chord_k(a_k + m) - f(a_k + m)`: how far coordinate k's term at `a_k + m` falls below its
+    chord (LIP's chord loss; k and m broadcast)."""
+    return f(a[k]) + slope[k] * m - f(a[k] + m)
 
 
 def _terms(f, P: np.ndarray, mu: np.ndarray, positive: bool):
