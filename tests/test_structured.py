@@ -1144,3 +1144,22 @@ def test_near_ties_fine_search_gives_admissible_vertices_no_worse_on_average():
             best.append((phi("mutual-information", found, None) - found @ mu).max())
         wins += best[1] >= best[0] - 1e-15
     assert wins >= 3
+
+
+def test_the_loop_stops_on_the_gap_as_reported_with_the_round_off_allowance():
+    """The loop's stop test uses the bound as the result will report it (`reported_bound` adds a
+    round-off allowance in gain units): mapped to gain units, `_reported` is exactly that bound,
+    for the affine units of bayes-mse as for the plain ones; and a certified solve reports a gap
+    within GAP_TOL of its objective (mutual information at d = 256 had stopped at 1e-9 in the
+    loop's units and reported 1.0016e-9)."""
+    from channelopt.methods.colgen import GAP_TOL, Scaled, _reported
+    from channelopt.methods.result import ROUND_OFF, reported_bound
+
+    for sc in (Scaled("bayes-mse", np.zeros(3), shift=2.5, factor=0.37), Scaled("mutual-information")):
+        for b in (-3.2, 0.4, 7.0):
+            got = sc.gain(_reported(sc, b, 300))
+            assert got == pytest.approx(reported_bound(sc.gain(b), 300), rel=1e-15)
+            assert got - sc.gain(b) == pytest.approx(ROUND_OFF * 300 * max(1.0, abs(sc.gain(b))), rel=1e-6)
+    P = np.random.default_rng(2).dirichlet(np.ones(40))
+    r = co.solve(co.Problem(prior=P, privacy=[co.LIP(0.5)], utility=co.Bayes("mutual-information")))
+    assert r.status == "optimal" and r.certificate.gap <= GAP_TOL * r.objective

@@ -46,7 +46,7 @@ from .local import local_search
 from .lp import FARKAS_TOL, Program, RawSolution, build
 from .posterior import (TIME_LIMIT, channel_from_weights, closed_form_vertices, column_generation,
                         enumerate_and_solve, posterior_rows)
-from .result import NEGLIGIBLE_COLUMN, Certificate, PosteriorSolution, Result, clean
+from .result import NEGLIGIBLE_COLUMN, Certificate, PosteriorSolution, Result, clean, reported_bound
 from .structured import Family, family_for
 from .symmetry import solve_orbits
 
@@ -572,7 +572,7 @@ def bayes_result(problem: Problem, q: np.ndarray, solved: PosteriorSolution, rea
     objective = util.evaluate(problem, q)
     # the gain bound is a floating-point sum: valid up to its round-off, which is added so the
     # bound reported is valid as a number (bayes-mse multiplies it by the prior variance)
-    gain_bound = solved.bound + ROUND_OFF * problem.d * max(1.0, abs(solved.bound))
+    gain_bound = reported_bound(solved.bound, problem.d)
     bound, weak = clamp_bound(problem, util.from_gain(problem, gain_bound))
     gap = abs(objective - bound)
     certificate = Certificate("posterior-lp" if not reasons else "relaxation-bound", bound, util.sense, gap,
@@ -598,11 +598,6 @@ def bayes_result(problem: Problem, q: np.ndarray, solved: PosteriorSolution, rea
                   satisfied=report.satisfied, measures=report.measures, certificate=certificate,
                   solver="HIGHS" if not reasons else "SLSQP", method="posterior-lp" if not reasons else "local",
                   message=message)
-
-
-ROUND_OFF = 4 * float(np.finfo(float).eps)
-"""Per-symbol round-off allowance added to a posterior-LP gain bound (times d and the bound's
-magnitude), so that the reported bound is valid as computed in floating point."""
 
 
 STOP_REASONS = {

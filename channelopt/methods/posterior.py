@@ -31,7 +31,7 @@ from scipy.spatial import HalfspaceIntersection, QhullError
 from ..errors import ProblemError, SolverError
 from ..solvers import quiet_highs
 from .lp import load_program, new_highs
-from .result import PosteriorSolution
+from .result import PosteriorSolution, reported_bound
 
 VERTEX_TOL = 1e-9
 """A vertex from Qhull is kept if it violates no constraint by more than this (then projected)."""
@@ -372,7 +372,8 @@ def column_generation(problem, A: np.ndarray, max_rounds: int = MAX_ROUNDS, time
                                             deadline=t_start + time_limit)
             nodes_total += nodes
         bound = value + max(upper, 0.0)
-        gap = per_gain * (bound - value) / max(objective, 1e-12)     # relative to the objective
+        # relative to the objective, to the bound as reported (with its round-off allowance)
+        gap = per_gain * (reported_bound(bound, d) - value) / max(objective, 1e-12)
         if progress is not None:
             progress(rounds, gap)
         if gap <= GAP_TOL or not new:

@@ -19,6 +19,16 @@ NEGLIGIBLE_COLUMN = 1e-6
 output. Merging outputs is post-processing (LIP-TDSC Lemma 1): for the exact solution it cannot
 increase any leakage, while an interior-point solver's ~1e-9 absolute noise on such a column
 would otherwise show up as a large *relative* (log-ratio) error."""
+ROUND_OFF = 4 * float(np.finfo(float).eps)
+"""Per-symbol round-off allowance added to a posterior-LP gain bound (times d and the bound's
+magnitude), so that the reported bound is valid as computed in floating point."""
+
+
+def reported_bound(bound: float, d: int) -> float:
+    """A posterior-space LP's gain bound as it is reported: plus the round-off allowance
+    (ROUND_OFF per symbol, times the bound's magnitude). The loops that compute such bounds stop
+    on the gap to this, so that the gap reported meets their target too."""
+    return bound + ROUND_OFF * d * max(1.0, abs(bound))
 
 
 def clean(q: np.ndarray, negligible: float = NEGLIGIBLE_COLUMN) -> tuple[np.ndarray | None, str]:
