@@ -1167,7 +1167,7 @@ def test_the_loop_stops_on_the_gap_as_reported_with_the_round_off_allowance():
 
 @pytest.mark.parametrize("order", [False, True])
 def test_master_rescaled_costs_keep_the_optimum_and_give_dual_feasible_duals(order):
-    """`Master.rescale` hands HiGHS `scale * (gain - offset)`: the same weights' value, and the duals
+    """`Master.rescale` hands HiGHS `scale * gain`: the same weights' value, and the duals
     mapped back satisfy the master's own dual constraints on the original gains (every column's
     reduced cost <= 0, mu . P = the value), checked here from the columns, not from the solver.
     Both layouts: the z-row one (LDP, separable) and first differences along an order (bayes-mse)."""
@@ -1187,7 +1187,7 @@ def test_master_rescaled_costs_keep_the_optimum_and_give_dual_feasible_duals(ord
         master.add(cols[:60], gains[:60])
         w, mu = master.solve()
         if scale is not None:
-            master.rescale(float(gains[:60] @ w), scale)
+            master.rescale(scale)
         master.add(cols[60:], gains[60:])
         w, mu = master.solve()
         value = float(master.gains @ w)
@@ -1215,3 +1215,28 @@ def test_small_eps_mutual_information_is_certified_with_a_bound_above_the_exact_
             _, _, g, _, _ = enumerate_and_solve(p, posterior_rows(p), lip_vertices(P, 0.05))
             exact = float(g + (-P * np.log(P)).sum())          # I(X; Y) = H(X) + the gain
             assert exact <= cert.bound + 1e-12 and r.objective >= exact - cert.gap - 1e-12
+
+
+def test_polished_weights_are_a_channel_whose_mutual_information_is_the_masters_value():
+    """`Master.polish` refines HiGHS's weights on their support: the mixture meets the prior to
+    round-off (HiGHS: to its tolerance), the weights stay >= 0, and I(X; Y) of the channel built
+    from them, computed from the channel by definition, is H(X) + the master's value to 1e-15:
+    at eps = 0.1 (I = 5e-3) HiGHS's own weights were 3.3e-12 off, 6.6e-10 of I."""
+    from channelopt.methods.colgen import Master
+
+    P = np.random.default_rng(4).dirichlet(np.ones(64))
+    fam = LIPBox(P, 0.1)
+    master = Master(P)
+    cols = np.vstack([fam.initial(), fam.low_loss("mutual-information", None, 256, np.random.default_rng(0))])
+    master.add(cols, phi("mutual-information", cols, None))
+    w, _ = master.solve()
+    before = np.abs(w @ master.V - P).max()
+    w = master.polish(w)
+    after = np.abs(w @ master.V - P).max()
+    assert w.min() >= 0 and after <= before and after <= 1e-15
+    used = w > 0
+    q = (w[used][None, :] * master.V[used].T) / P[:, None]         # q[x, y] = Pr(y) post_y(x) / P(x)
+    py = P @ q
+    mi = float(np.sum(P[:, None] * q * np.log(q / py[None, :])))
+    value = float(master.gains @ w) - float(np.sum(P * np.log(P)))
+    assert mi == pytest.approx(value, rel=1e-12, abs=1e-15)
