@@ -535,7 +535,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
         # a column worth half of the open bound (the bound returned is valid either way)
         tol = 0.25 * gap_tol * max(_objective(sc.kind, value, P), 1e-12)
         if _natural_gap(sc.kind, value, _reported(sc, chord, P.size), P) <= gap_tol:
-            w = master.polish(w)                       # the value of the channel w is, to the last digit
+            w = master.polish(w)                       # the gap of the channel w makes, not of HiGHS's rounding
             value = float(master.gains @ w)
             if _natural_gap(sc.kind, value, _reported(sc, chord, P.size), P) <= gap_tol:
                 break                                  # certified by the closed-form chord bound
