@@ -500,6 +500,17 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
         shape, mu_shape = fam.shape_bound(sc.kind, now + SHAPE_SHARE * max(deadline - now, 0.0))
     fixed = min(chord, shape)                           # the bounds tied to no dual point of the loop
     levels = LEVEL.get((fam.name, sc.kind))
+
+    def reported_gap(value: float, b: float) -> float:
+        """The natural gap of value to the bound b as it will be reported (`_reported`)."""
+        return _natural_gap(sc.kind, value, _reported(sc, b, P.size), P)
+
+    def polished(w: np.ndarray, b: float) -> tuple[np.ndarray, float, float]:
+        """(weights, value, gap to b) of the channel the polished weights make (`Master.polish`):
+        taken where the gap of HiGHS's own weights passes, and tested again."""
+        w = master.polish(w)
+        value = float(master.gains @ w)
+        return w, value, reported_gap(value, b)
     lam = levels[1] if levels is not None else 0.0     # the level's place between value and bound
     if start is not None and start[1] is not None:
         priced = fam.price(sc.kind, start[1], sc.h, deadline=deadline)
@@ -534,10 +545,9 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
         # price only as exactly as this round needs: to a quarter of the gap target, and stop at
         # a column worth half of the open bound (the bound returned is valid either way)
         tol = 0.25 * gap_tol * max(_objective(sc.kind, value, P), 1e-12)
-        if _natural_gap(sc.kind, value, _reported(sc, chord, P.size), P) <= gap_tol:
-            w = master.polish(w)                       # the gap of the channel w makes, not of HiGHS's rounding
-            value = float(master.gains @ w)
-            if _natural_gap(sc.kind, value, _reported(sc, chord, P.size), P) <= gap_tol:
+        if reported_gap(value, chord) <= gap_tol:
+            w, value, closed = polished(w, chord)
+            if closed <= gap_tol:
                 break                                  # certified by the closed-form chord bound
         new = np.zeros((0, P.size))
         at, leveled = mu, False                        # the dual point priced (unused columns are pruned by it)
@@ -548,7 +558,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
                                LOW_LOSS_DEPTH[0] if fam.last_loss <= tol else LOW_LOSS_DEPTH[1])
             low_left, low_gap = low_left - LOW_LOSS_BATCH * P.size, chord - value
             if progress is not None:
-                progress(rounds, _natural_gap(sc.kind, value, _reported(sc, min(bound, fixed), P.size), P))
+                progress(rounds, reported_gap(value, min(bound, fixed)))
         elif run < ASCENT_RUN and not level:           # (not at a stalled master's duals)
             new = _ascent_columns(fam, sc, mu, np.vstack([master.V[w > 0], last]), tol)
             ascents, run = (ascents + 1, run + 1) if len(new) else (ascents, run)
@@ -589,13 +599,11 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
                 priced = pricings[0]
                 if len(pricings) > 1:
                     priced = dataclasses.replace(priced, columns=np.unique(np.vstack([x.columns for x in pricings]), axis=0))
-            rel = _natural_gap(sc.kind, value, _reported(sc, min(bound, fixed), P.size), P)
+            rel = reported_gap(value, min(bound, fixed))
             if progress is not None:
                 progress(rounds, rel)
             if rel <= gap_tol:
-                w = master.polish(w)                   # as at the chord test above
-                value = float(master.gains @ w)
-                rel = _natural_gap(sc.kind, value, _reported(sc, min(bound, fixed), P.size), P)
+                w, value, rel = polished(w, min(bound, fixed))
             if rel <= gap_tol or min(bound, fixed) - value <= 1e-13:
                 break
             new = priced.columns
