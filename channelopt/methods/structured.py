@@ -1159,7 +1159,7 @@ class LDPCone(Family):
                          lo, hi, self.eps)
         if first.stopped != "max_nodes":
             return first
-        return _price_kl_meet(self, mu, stop)
+        return _price_kl_meet(self, mu, stop, first.best)
 
     def kl(self, A: np.ndarray) -> np.ndarray:
         """`KL(v_S || P)` of the vertex of any set S of prior mass A (`_kl`)."""
@@ -1372,7 +1372,7 @@ def _relaxed_split(P: np.ndarray, eps: float, heavy: np.ndarray) -> Split:
                  bound + 16 * np.finfo(float).eps * t, PH, PL)
 
 
-def _price_kl_meet(fam: LDPCone, mu: np.ndarray, stop: _Stop) -> Priced:
+def _price_kl_meet(fam: LDPCone, mu: np.ndarray, stop: _Stop, start: float = -np.inf) -> Priced:
     """Mutual information under LDP, priced exactly over the 2^d vertices (small d).
 
     A vertex's reduced cost depends on its set S only through two additive quantities,
@@ -1385,7 +1385,9 @@ def _price_kl_meet(fam: LDPCone, mu: np.ndarray, stop: _Stop) -> Priced:
     not increase along the rows and all rows' maxima take O(n log n) evaluations (`_monotone_max`),
     n = 2^(d/2). Each step sets lam to the best set's G until it no longer rises; for any lam,
     `G(S) - lam = F_S(lam) / (1 + c A) <= max(F(lam), 0)`, so `lam + max(F(lam), 0)` bounds the
-    pricing whatever the number of steps (plus the search's round-off: a few ulps of the terms a level)."""
+    pricing whatever the number of steps (plus the search's round-off: a few ulps of the terms a level).
+    `start`: the value of an admissible posterior already found, where the steps begin if above
+    the prior's (at a master's optimum, one step then proves it)."""
     d, P, c, eps = fam.d, fam.P, fam.c, fam.eps
     tol = stop.resolve(_scale(SEPARABLE["mutual-information"], mu, d))
     rho = _xlogx(P) - P * mu
@@ -1405,7 +1407,7 @@ def _price_kl_meet(fam: LDPCone, mu: np.ndarray, stop: _Stop) -> Priced:
     def psi(A):
         return (1.0 + c * A) * np.log1p(c * A)
 
-    lam = float(gain(np.zeros(1), np.zeros(1))[0])          # S empty: the prior
+    lam = max(float(gain(np.zeros(1), np.zeros(1))[0]), start)          # S empty: the prior
     levels = np.log2(A1.size) + 2
     steps = 0
     while True:
