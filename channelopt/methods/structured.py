@@ -78,7 +78,7 @@ VERTEX_MAX_D = 16
 """LDP with a separable utility uses its 2^d - 2 closed-form vertices up to this d."""
 MEET_MAX_D, MEET_AFTER = 36, 2_000
 """LDP mutual information is priced exactly by `_price_kl_meet` up to this d (2^18 subsets a half,
-0.1 s a call at d = 32, 0.75 s at 36), when the box branch and bound has not closed in MEET_AFTER nodes."""
+about 0.1 s a call at d = 32, 0.4 s at 36), when the box branch and bound has not closed in MEET_AFTER nodes."""
 DINKELBACH_STEPS = 40
 """Most ratio updates of `_price_kl_meet` (each one a meet in the middle; it stops when the ratio
 no longer rises, typically after 3 to 6)."""
