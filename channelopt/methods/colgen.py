@@ -608,7 +608,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
                 break
             new = priced.columns
             if len(new):       # (at a level point: the columns that cut the model there)
-                new = new[sc.phi(new) - new @ at > 1e-12 * max(1.0, abs(value))]
+                new = new[sc.phi(new) - new @ at > (1e-12 * max(1.0, abs(value)) if leveled else tol)]
             if leveled and levels is not None:
                 # a level point with no cut: the model is exact there, go next to its minimum
                 lam = levels[1] if len(new) else LEVEL_LOW
