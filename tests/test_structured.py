@@ -1399,26 +1399,21 @@ def test_lip_with_the_paired_pricing_equals_vertex_enumeration(monkeypatch, kind
         assert g == pytest.approx(g_enum, rel=1e-9, abs=1e-12)
 
 
-def test_lip_mutual_information_at_d28_is_certified_where_the_box_search_stalled():
-    """d = 28, the benchmark's Zipf(1.1) prior (its seed-0 permutation), eps = 0.5: with the box
+def _benchmark_zipf(d, eps, seed=0):
+    """`benchmarks/bench_posterior.py`'s Zipf(1.1) prior of one run (its permutation)."""
+    z = np.arange(1, d + 1) ** -1.1
+    return np.random.default_rng([d, seed, int(eps * 100), 1]).permutation(z / z.sum())
+
+
+@pytest.mark.parametrize("d, eps, limit", [(28, 0.5, 20), (36, 2.0, 40)])
+def test_lip_mutual_information_is_certified_where_the_loop_stalled(d, eps, limit):
+    """LIP mutual information on the benchmark's Zipf priors. d = 28, eps = 0.5: with the box
     branch and bound alone it ran 30 s and stopped 5.0e-7 (relative) from its bound; the paired
-    pricing certifies it."""
-    z = np.arange(1, 29) ** -1.1
-    P = np.random.default_rng([28, 0, 50, 1]).permutation(z / z.sum())
-    p = co.Problem(prior=P, privacy=[co.LIP(0.5)], utility=co.Bayes("mutual-information"))
-    r = co.solve(p, time_limit=20, bayes_options={"posterior": "structured"})
-    assert r.status == "optimal" and "stopped" not in r.certificate.details
-    assert r.certificate.gap <= 1e-9 * r.objective
-
-
-def test_the_loop_does_not_re_add_a_column_the_master_already_prices_out():
-    """LIP mutual information, d = 36, the benchmark's Zipf(1.1) prior (seed 0), eps = 2: a column
-    already in the master, worth 1e-12..1e-10 at its duals (HiGHS's dual tolerance), counted as
-    new, and the loop added it back for 129 rounds until the time limit (3.6e-7 from the bound).
-    A column is new only above the round's pricing tolerance; then the solve is certified."""
-    z = np.arange(1, 37) ** -1.1
-    P = np.random.default_rng([36, 0, 200, 1]).permutation(z / z.sum())
-    p = co.Problem(prior=P, privacy=[co.LIP(2.0)], utility=co.Bayes("mutual-information"))
-    r = co.solve(p, time_limit=40, bayes_options={"posterior": "structured"})
+    pricing certifies it. d = 36, eps = 2: a column already in the master, worth 1e-12..1e-10 at
+    its duals (HiGHS's dual tolerance), counted as new and the loop added it back for 129 rounds
+    until the time limit (3.6e-7 from the bound); a column is now new only above the round's
+    pricing tolerance."""
+    p = co.Problem(prior=_benchmark_zipf(d, eps), privacy=[co.LIP(eps)], utility=co.Bayes("mutual-information"))
+    r = co.solve(p, time_limit=limit, bayes_options={"posterior": "structured"})
     assert r.status == "optimal" and "stopped" not in r.certificate.details
     assert r.certificate.gap <= 1e-9 * r.objective
