@@ -893,7 +893,10 @@ def _keep_best(found: tuple | None, new: tuple) -> tuple:
     """Of two sets of evaluated pairs (parallel arrays, values first), the 8 MAX_COLUMNS best."""
     if found is not None:
         new = tuple(np.r_[x, y] for x, y in zip(found, new))
-    take = np.argsort(-new[0], kind="stable")[:8 * MAX_COLUMNS]
+    n = 8 * MAX_COLUMNS
+    if new[0].size <= n:
+        return new
+    take = np.argpartition(-new[0], n - 1)[:n]
     return tuple(x[take] for x in new)
 
 
