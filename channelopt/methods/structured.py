@@ -84,7 +84,7 @@ when the box branch and bound has not closed in MEET_AFTER nodes. A step costs 0
 19 s certified, against 49 / 50 s ending 2.1e-6 / 5.4e-8 from the bound with MEET_MAX_D = 36."""
 LIP_MEET_MAX_D = 36
 """LIP's separable pricings go to `_price_lip_meet` up to this d when the box branch and bound has
-not closed in MEET_AFTER nodes (its first level is d 2^(d/2 - 1) ranges: 1.4 s a call at d = 36).
+not closed in MEET_AFTER nodes (its first level is d 2^(d/2 - 1) ranges: 1.2 s a call at d = 36).
 With 20,000 nodes first instead: mutual information, Dirichlet eps = 1, d = 32 / 36, 5.4 / 19.5 ->
 9.3 / 26.0 s, and histogram-MSE, Dirichlet eps = 2, d = 36 ended 2e-6 from its bound at 30 s."""
 DINKELBACH_STEPS = 40
