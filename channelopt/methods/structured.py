@@ -38,10 +38,10 @@ reports the largest bound of its open nodes.
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import math
 import time
-import dataclasses
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property, lru_cache
@@ -802,11 +802,11 @@ def _price_lip_meet(fam: LIPBox, f, mu: np.ndarray, stop: _Stop, start: float = 
     base = float(ga.sum())
     tol = stop.resolve(_scale(f, mu, d))
     r = float(np.median(gain / w))
-    halves = [h for h in np.array_split(np.argsort(-w, kind="stable"), 2)]
-    halves = [np.sort(np.r_[halves[0][::2], halves[1][1::2]]), np.sort(np.r_[halves[0][1::2], halves[1][::2]])]
+    wide, narrow = np.array_split(np.argsort(-w, kind="stable"), 2)       # each half gets some of both
+    halves = [np.sort(np.r_[wide[::2], narrow[1::2]]), np.sort(np.r_[wide[1::2], narrow[::2]])]
     sides = []
     for h in halves:
-        bits = (np.arange(1 << h.size)[:, None] >> np.arange(h.size)[None, :]) & 1 == 1
+        bits = _subsets(h.size)
         W, D = bits @ w[h], bits @ gain[h]
         order = np.argsort(W, kind="stable")
         sides.append((h, bits[order], W[order], D[order], _SparseMax(D[order] - r * W[order])))
@@ -887,6 +887,11 @@ def _lip_meet_result(fam: LIPBox, f, mu, tol, sides, found, best, top, nodes, st
     cols.add((f(V) - mu * V).sum(axis=1), V)
     slack = 64 * np.finfo(float).eps * _scale(f, mu, d)
     return Priced(max(best, cols.best), max(top, best) + tol + slack, cols.top(), nodes, stopped)
+
+
+def _subsets(n: int) -> np.ndarray:
+    """Every subset of n items as a boolean row (row i: the bits of i), 2^n x n."""
+    return (np.arange(1 << n)[:, None] >> np.arange(n)[None, :]) & 1 == 1
 
 
 def _keep_best(found: tuple | None, new: tuple) -> tuple:
@@ -1562,10 +1567,10 @@ def _price_kl_meet(fam: LDPCone, mu: np.ndarray, stop: _Stop, start: float = -np
     halves = np.array_split(np.argsort(-P, kind="stable"), 2)
     parts = []
     for h in halves:
-        B = (np.arange(1 << h.size)[:, None] >> np.arange(h.size)[None, :]) & 1 == 1
-        A, r = B @ P[h], B @ rho[h]
+        bits = _subsets(h.size)
+        A, r = bits @ P[h], bits @ rho[h]
         order = np.argsort(A, kind="stable")
-        parts.append((h, B[order], A[order], r[order]))
+        parts.append((h, bits[order], A[order], r[order]))
     (h1, B1, A1, r1), (h2, B2, A2, r2) = parts
 
     def gain(A, r):
