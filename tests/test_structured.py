@@ -1417,3 +1417,27 @@ def test_lip_mutual_information_is_certified_where_the_loop_stalled(d, eps, limi
     r = co.solve(p, time_limit=limit, bayes_options={"posterior": "structured"})
     assert r.status == "optimal" and "stopped" not in r.certificate.details
     assert r.certificate.gap <= 1e-9 * r.objective
+
+
+def test_meet_pricings_past_their_deadline_return_valid_bounds_and_say_so():
+    """A deadline already past: the LDP search stops after one Dinkelbach step, the LIP one before
+    its first free coordinate with the box search's bound as given; both bounds stay above the
+    best of every vertex and both report `time_limit`."""
+    from channelopt.methods import structured
+
+    rng = np.random.default_rng(21)
+    P = rng.dirichlet(np.ones(12))
+    past = structured._Stop(None, 1.0, 0.0, 10**9)
+    mu = np.log(P) + rng.normal(size=12) * 1e-3
+    V = ldp_vertices(P, 2.0)
+    true = float(np.max(phi("mutual-information", V, None) - V @ mu))
+    r = structured._price_kl_meet(LDPCone(P, 2.0), mu, past)
+    assert r.nodes == 1 << 6 and r.stopped == "time_limit" and r.upper >= true >= r.best - 1e-12
+    f = structured.SEPARABLE["mutual-information"]
+    fam = LIPBox(P, 1.0)
+    mu = structured.SLOPE["mutual-information"](P) + rng.normal(size=12) * 1e-3
+    V = lip_vertices(P, 1.0)
+    true = float(np.max(phi("mutual-information", V, None) - V @ mu))
+    box = fam.price("mutual-information", mu, max_nodes=50)
+    r = structured._price_lip_meet(fam, f, mu, past, box.best, box.upper)
+    assert r.stopped == "time_limit" and r.upper >= box.upper >= true

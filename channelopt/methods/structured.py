@@ -373,7 +373,7 @@ class LIPBox(Family):
                          self.lo, self.hi)
         if first.stopped != "max_nodes":
             return first
-        return _price_lip_meet(self, f, mu, stop, first.best)
+        return _price_lip_meet(self, f, mu, stop, first.best, first.upper)
 
     @cached_property
     def units(self) -> np.ndarray | None:
@@ -776,7 +776,8 @@ def _price_lattice(fam: LIPBox, f, mu: np.ndarray, stop: _Stop) -> Priced:
     return Priced(top, top + 1e-13 * _scale(f, mu, d), cols.top(), d)
 
 
-def _price_lip_meet(fam: LIPBox, f, mu: np.ndarray, stop: _Stop, start: float = -np.inf) -> Priced:
+def _price_lip_meet(fam: LIPBox, f, mu: np.ndarray, stop: _Stop, start: float = -np.inf,
+                    fallback: float = np.inf) -> Priced:
     """Exact `max_v phi(v) - mu . v` over LIP's vertices for small d, by branch and bound over the
     pairs of a meet in the middle.
 
@@ -792,7 +793,8 @@ def _price_lip_meet(fam: LIPBox, f, mu: np.ndarray, stop: _Stop, start: float = 
     W); ranges above the best value found are halved until they close or are single pairs, whose
     values are exact. A search stopped early (node budget, deadline) returns its largest open
     bound; `start` is a value already attained (the box search's). The node budget counts the
-    ranges halved after the first level (d 2^(d/2 - 1) ranges at most, bounded whatever the budget)."""
+    ranges halved after the first level (d 2^(d/2 - 1) ranges at most, bounded whatever the budget);
+    past the deadline within the first level the search returns `fallback` (the box search's bound)."""
     d, P = fam.d, fam.P
     a, b = P * fam.lo, P * fam.hi
     w = b - a
@@ -848,6 +850,8 @@ def _price_lip_meet(fam: LIPBox, f, mu: np.ndarray, stop: _Stop, start: float = 
 
     live, top, nodes = [], -np.inf, 0
     for k in range(d):                             # the first level, one free coordinate at a time
+        if time.perf_counter() > stop.deadline:
+            return _lip_meet_result(fam, f, mu, tol, sides, found, best, fallback, nodes, "time_limit")
         rs = 0 if np.isin(k, halves[0]) else 1
         h, bits, Wr, _, _ = sides[rs]
         W = sides[1 - rs][2]
@@ -1557,7 +1561,8 @@ def _price_kl_meet(fam: LDPCone, mu: np.ndarray, stop: _Stop, start: float = -np
     not increase along the rows and all rows' maxima take O(n log n) evaluations (`_monotone_max`),
     n = 2^(d/2). Each step sets lam to the best set's G until it no longer rises; for any lam,
     `G(S) - lam = F_S(lam) / (1 + c A) <= max(F(lam), 0)`, so `lam + max(F(lam), 0)` bounds the
-    pricing whatever the number of steps (plus the search's round-off: a few ulps of the terms a level).
+    pricing whatever the number of steps (plus the search's round-off: a few ulps of the terms a level),
+    so a search cut by the deadline (between steps) or by DINKELBACH_STEPS returns a valid bound.
     `start`: the value of an admissible posterior already found, where the steps begin if above
     the prior's (at a master's optimum, one step then proves it)."""
     d, P, c, eps = fam.d, fam.P, fam.c, fam.eps
@@ -1593,7 +1598,7 @@ def _price_kl_meet(fam: LDPCone, mu: np.ndarray, stop: _Stop, start: float = -np
         slack = 8 * levels * np.finfo(float).eps * size
         G = gain(A1 + A2[J], r1 + r2[J])
         top = float(G.max())
-        if top <= lam + slack or steps >= DINKELBACH_STEPS:
+        if top <= lam + slack or steps >= DINKELBACH_STEPS or time.perf_counter() > stop.deadline:
             break
         lam = top
     upper = lam + max(float(F.max()), 0.0) + slack
@@ -1605,7 +1610,8 @@ def _price_kl_meet(fam: LDPCone, mu: np.ndarray, stop: _Stop, start: float = -np
     values = (_xlogx(V) - V * mu).sum(axis=1)
     cols = _Columns(d, tol)
     cols.add(values, V)
-    return Priced(cols.best, max(upper, cols.best), cols.top(), steps * A1.size)
+    stopped = "time_limit" if top > lam + slack and steps < DINKELBACH_STEPS else ""
+    return Priced(cols.best, max(upper, cols.best), cols.top(), steps * A1.size, stopped)
 
 
 def _monotone_max(l1: np.ndarray, a1: np.ndarray, l2: np.ndarray, a2: np.ndarray, psi) -> tuple[np.ndarray, np.ndarray]:
