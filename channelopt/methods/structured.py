@@ -376,6 +376,14 @@ class LIPBox(Family):
         return _price_lip_meet(self, f, mu, stop, first.best, first.upper)
 
     @cached_property
+    def meet_halves(self) -> list[tuple]:
+        """`_price_lip_meet`'s two halves of coordinates (wide and narrow widths in each), with
+        their subsets sorted by width sum (`_sorted_subsets`)."""
+        w = self.P * self.hi - self.P * self.lo              # (b - a of `_price_lip_meet`)
+        wide, narrow = np.array_split(np.argsort(-w, kind="stable"), 2)
+        return _sorted_subsets(w, [np.sort(np.r_[wide[::2], narrow[1::2]]), np.sort(np.r_[wide[1::2], narrow[::2]])])
+
+    @cached_property
     def units(self) -> np.ndarray | None:
         """Integers n with `P = n / sum(n)` when the prior's masses are counts over a common
         denominator of at most LATTICE_MAX, no coordinate's upper bound is cut (`e^eps P_x < 1`)
@@ -804,14 +812,10 @@ def _price_lip_meet(fam: LIPBox, f, mu: np.ndarray, stop: _Stop, start: float = 
     base = float(ga.sum())
     tol = stop.resolve(_scale(f, mu, d))
     r = float(np.median(gain / w))
-    wide, narrow = np.array_split(np.argsort(-w, kind="stable"), 2)       # each half gets some of both
-    halves = [np.sort(np.r_[wide[::2], narrow[1::2]]), np.sort(np.r_[wide[1::2], narrow[::2]])]
     sides = []
-    for h in halves:
-        bits = _subsets(h.size)
-        W, D = bits @ w[h], bits @ gain[h]
-        order = np.argsort(W, kind="stable")
-        sides.append((h, bits[order], W[order], D[order], _SparseMax(D[order] - r * W[order])))
+    for h, bits, W in fam.meet_halves:
+        D = bits @ gain[h]
+        sides.append((h, bits, W, D, _SparseMax(D - r * W)))
 
     def value(k, Wr, Dr, Wc, Dc):
         v = a[k] + B - (Wr + Wc)
@@ -852,7 +856,7 @@ def _price_lip_meet(fam: LIPBox, f, mu: np.ndarray, stop: _Stop, start: float = 
     for k in range(d):                             # the first level, one free coordinate at a time
         if time.perf_counter() > stop.deadline:
             return _lip_meet_result(fam, f, mu, tol, sides, found, best, fallback, nodes, "time_limit")
-        rs = 0 if np.isin(k, halves[0]) else 1
+        rs = 0 if np.isin(k, sides[0][0]) else 1
         h, bits, Wr, _, _ = sides[rs]
         W = sides[1 - rs][2]
         rows = np.flatnonzero(~bits[:, np.searchsorted(h, k)])
@@ -896,6 +900,19 @@ def _lip_meet_result(fam: LIPBox, f, mu, tol, sides, found, best, top, nodes, st
 def _subsets(n: int) -> np.ndarray:
     """Every subset of n items as a boolean row (row i: the bits of i), 2^n x n."""
     return (np.arange(1 << n)[:, None] >> np.arange(n)[None, :]) & 1 == 1
+
+
+def _sorted_subsets(x: np.ndarray, halves: list[np.ndarray]) -> list[tuple]:
+    """For each half (item indices): (the half, its subsets as boolean rows, their sums of x),
+    ordered by the sums: what the meet-in-the-middle pricings search, independent of the duals
+    (built once per family)."""
+    out = []
+    for h in halves:
+        bits = _subsets(h.size)
+        sums = bits @ x[h]
+        order = np.argsort(sums, kind="stable")
+        out.append((h, bits[order], sums[order]))
+    return out
 
 
 def _keep_best(found: tuple | None, new: tuple) -> tuple:
@@ -1337,6 +1354,12 @@ class LDPCone(Family):
             return first
         return _price_kl_meet(self, mu, stop, first.best)
 
+    @cached_property
+    def meet_halves(self) -> list[tuple]:
+        """`_price_kl_meet`'s two halves of symbols (by mass), with their subsets sorted by mass
+        (`_sorted_subsets`)."""
+        return _sorted_subsets(self.P, np.array_split(np.argsort(-self.P, kind="stable"), 2))
+
     def kl(self, A: np.ndarray) -> np.ndarray:
         """`KL(v_S || P)` of the vertex of any set S of prior mass A (`_kl`)."""
         return _kl(A, self.eps)
@@ -1569,14 +1592,8 @@ def _price_kl_meet(fam: LDPCone, mu: np.ndarray, stop: _Stop, start: float = -np
     tol = stop.resolve(_scale(SEPARABLE["mutual-information"], mu, d))
     rho = _xlogx(P) - P * mu
     R0 = float(rho.sum())
-    halves = np.array_split(np.argsort(-P, kind="stable"), 2)
-    parts = []
-    for h in halves:
-        bits = _subsets(h.size)
-        A, r = bits @ P[h], bits @ rho[h]
-        order = np.argsort(A, kind="stable")
-        parts.append((h, bits[order], A[order], r[order]))
-    (h1, B1, A1, r1), (h2, B2, A2, r2) = parts
+    (h1, B1, A1), (h2, B2, A2) = fam.meet_halves
+    r1, r2 = B1 @ rho[h1], B2 @ rho[h2]
 
     def gain(A, r):
         return _kl(A, eps) + (R0 + c * r) / (1.0 + c * A)
