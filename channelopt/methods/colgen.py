@@ -101,7 +101,16 @@ the level points' QPs (2,600-4,900 columns) took 56 of 60 s and the gap went fro
 and at d = 256 it was 1.3-3x slower than the stall rule. Re-measured with the QP on a working
 set (`_projection`) and LEVEL_QP_SHARE (d = 1024, seed 0, 60 s, with / without): Dirichlet
 eps = 0.5 / 1 / 2 gaps 4.1e-5 / 2.6e-4 / 1.8e-3 against 1.2e-4 / 3.1e-4 / 1.8e-3, Zipf eps = 0.5
-2.5e-5 against 6.6e-5; Dirichlet eps = 4 1.2e-2 against certified in 22 s: still not used."""
+2.5e-5 against 6.6e-5; Dirichlet eps = 4 1.2e-2 against certified in 22 s: still not used.
+Measured again on 934c44b (seed 0, 60 s, gap relative to the MSE): from d = 384 up it closes
+more where the stall rule stalls (d = 384 / 512 Dirichlet eps = 1: 3.4e-4 / 4.6e-4 -> 2.1e-5 /
+8.7e-6; d = 512 Dirichlet eps = 0.5 1.1e-4 -> 3.3e-6, Zipf eps = 1 3.0e-4 -> 5.1e-6), yet on the
+d = 256 grid it doubles the time (Dirichlet eps = 0.5 / 1: 11.5 / 5.9 -> 25.4 / 12.7 s) and loses
+Zipf eps = 0.5 (5.6e-7 at 60 s). Only from d = 512 with its coarse stage given half the time left:
+d = 1024 Dirichlet eps = 1 2.6e-4 -> 6.3e-5, but eps = 4 certified in 21 s -> 5.6e-3 (the d = 512
+stage 2.0 -> 18.2 s). Triggered after 60 stalled rounds instead of 20 it spares d = 1024 eps = 4
+(20 s) and d = 256 Zipf eps = 0.5 (14 s) but leaves d = 512 Dirichlet eps = 1 at 1.1e-4; after 40,
+eps = 4 takes 59 s and the d = 256 cell is lost again: no trigger measured is both."""
 LEVEL_LOW = 0.01
 """lambda after a level point where no column cuts the model: nearly the master's optimal dual face
 (exact pricing there certifies or cuts), with room for `_level_point` to meet the level exactly.
