@@ -6,7 +6,8 @@ from 0..d-1, one or two notions, every utility.
 
 For every result it checks, independently of channelopt's own code where possible:
   optimal    -> the audited channel's objective is within 1e-7 (relative) of the certificate's
-                bound, the channel passes the audit;
+                bound (a Bayes utility's gap in gain units, as the status rule says), the
+                channel passes the audit;
   infeasible -> a certificate channelopt checked (farkas or structural);
   any channel-> objective = the utility recomputed from the channel.
 It prints the status counts, every violation (there should be none), and the `inaccurate` /
@@ -73,14 +74,30 @@ def check(p: co.Problem, r: co.Result) -> list[str]:
     if r.status == "infeasible" and (r.certificate is None or r.certificate.method not in ("farkas", "structural")):
         bad.append("infeasible without a checked certificate")
     if r.channel is not None and r.status in ("optimal", "local"):
-        if not co.audit(p, r.channel).ok:
-            bad.append("returned channel fails the audit")
-        if abs(r.objective - p.utility.evaluate(p, r.channel)) > 1e-9 * max(1.0, abs(r.objective)):
-            bad.append("objective is not the channel's")
+        q = r.full_channel                 # over all m outputs (unused ones are dropped from r.channel)
+        if q.shape != (p.d, p.m):
+            bad.append(f"channel over {q.shape[1]} outputs, not the problem's {p.m}")
+        else:
+            if not co.audit(p, q).ok:
+                bad.append("returned channel fails the audit")
+            if abs(r.objective - p.utility.evaluate(p, q)) > 1e-9 * max(1.0, abs(r.objective)):
+                bad.append("objective is not the channel's")
     if r.status == "optimal" and r.certificate is not None and r.certificate.bound is not None:
-        if abs(r.objective - r.certificate.bound) > 1e-7 * max(1.0, abs(r.objective)):
+        unit, gain = gain_units(p, r.objective)
+        if abs(r.objective - r.certificate.bound) / unit > 1e-7 * max(1.0, abs(gain)) * (1 + 1e-9):
             bad.append(f"optimal with gap {abs(r.objective - r.certificate.bound):.3g}")
     return bad
+
+
+def gain_units(p: co.Problem, objective: float) -> tuple[float, float]:
+    """(one gain unit in the objective's units, the objective in gain units): the status rule
+    (docs/reliability.md) compares a Bayes utility's gap in gain units, free of the values'
+    scale (bayes-mse: one unit is the prior variance of the target). Read off the utility's
+    affine map from gains to objectives; a distortion is its own gain."""
+    if not hasattr(p.utility, "from_gain"):
+        return 1.0, objective
+    f0, f1 = p.utility.from_gain(p, 0.0), p.utility.from_gain(p, 1.0)
+    return abs(f1 - f0), (objective - f0) / (f1 - f0)
 
 
 def main() -> None:

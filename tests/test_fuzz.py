@@ -174,7 +174,7 @@ def gain_units(problem: co.Problem, objective: float) -> tuple[float, float]:
         return 1.0, 1.0 - objective
     if u.kind == "mutual-information":
         H = float(-(P[P > 0] * np.log(P[P > 0])).sum())
-        return (H, (objective - 1.0) * H) if u.normalized else (1.0, objective - H)
+        return (1.0 / H, (objective - 1.0) * H) if u.normalized else (1.0, objective - H)
     return 1.0, objective
 
 
