@@ -8,12 +8,16 @@ the CLI's `--solver` choices and the benchmark all read this table: adding a sol
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import importlib.util
 import os
 import sys
+import tempfile
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 
 @dataclass(frozen=True)
@@ -119,13 +123,71 @@ def canonical(name):
     return name
 
 
-_FD_LOCK = threading.Lock()
+_FD_LOCK = threading.RLock()   # re-entrant: a captured block may create a quiet HiGHS
+
+
+@functools.cache
+def _libc():
+    """The C library of this process (None where ctypes cannot open it, e.g. Windows)."""
+    try:
+        return ctypes.CDLL(None)
+    except (OSError, TypeError):
+        return None
+
+
+def _flush_c_stdio() -> None:
+    """Flush the C library's stdio buffers (what a solver printed but libc has not written yet)."""
+    libc = _libc()
+    if libc is not None and hasattr(libc, "fflush"):
+        libc.fflush(None)
+
+
+@contextmanager
+def c_output(keep: bool = True) -> Iterator[list[str]]:
+    """Capture what is written to the process's stdout and stderr (file descriptors 1 and 2)
+    inside the block, by C libraries included: a solver library's own prints (SCS's
+    "ERROR: init_lin_sys_work failure" reached stdout, so `solve --json` printed a line before
+    its JSON document). The text is appended to the yielded list when the block ends, for the
+    caller to put in its message; nothing reaches the terminal.
+
+    Parameters
+    ----------
+    keep : bool, optional
+        False: discard the output (to the null device, cheaper than a temporary file).
+
+    Yields
+    ------
+    list of str
+        Empty inside the block; afterwards holds the captured text ("" when not kept).
+    """
+    captured: list[str] = []
+    with _FD_LOCK, (tempfile.TemporaryFile() if keep else open(os.devnull, "wb")) as tmp:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        saved = [os.dup(1), os.dup(2)]
+        try:
+            os.dup2(tmp.fileno(), 1)
+            os.dup2(tmp.fileno(), 2)
+            yield captured
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            _flush_c_stdio()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            for fd in saved:
+                os.close(fd)
+            if keep:
+                tmp.seek(0)
+                captured.append(tmp.read().decode(errors="replace"))
+            else:
+                captured.append("")
 
 
 def quiet_highs():
     """A `highspy.Highs` instance that prints nothing: `output_flag` off, and the banner that
-    highspy (1.16 and later) writes to the C-level stdout on construction sent to /dev/null, so
-    that `--json` output stays one JSON document.
+    highspy (1.16 and later) writes to the C-level stdout on construction captured (`c_output`),
+    so that `--json` output stays one JSON document.
 
     Returns
     -------
@@ -133,15 +195,7 @@ def quiet_highs():
     """
     import highspy
 
-    with _FD_LOCK:
-        sys.stdout.flush()
-        saved, null = os.dup(1), os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(null, 1)
-            h = highspy.Highs()
-        finally:
-            os.dup2(saved, 1)
-            os.close(saved)
-            os.close(null)
+    with c_output(keep=False):
+        h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     return h

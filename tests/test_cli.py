@@ -149,3 +149,37 @@ def test_python_m_channelopt_and_version(problems_dir):
     proc = subprocess.run([sys.executable, "-m", "channelopt", "solve", str(problems_dir / "ldp_uniform_grr.toml")],
                           capture_output=True, text=True)
     assert proc.returncode == 0 and "status:    optimal" in proc.stdout
+
+
+NOISY = """
+[input]
+prior = [0.07984423134679654, 0.03832250746601887, 0.022770325213591524, 0.005623413214271961,
+         0.11850120125476764, 2.2275994320271743e-07, 1.6690510815221295e-06, 2.814062528620202e-07,
+         4.862230973557316e-06, 0.6806771817742762, 0.05425410428202624]
+values = [1.8179317437370883, 3.605077323179816, 6.224697332769421, 8.896584920810193, 11.339739262247717,
+          12.400241021613617, 12.671226871222084, 15.337940287660516, 18.136788137407358, 18.30776186134697,
+          18.418840512114016]
+
+[[privacy]]
+notion = "approx-lip"
+epsilon = 700.0
+delta = 0.13222036095644127
+form = "set"
+
+[utility]
+kind = "squared"
+"""
+
+
+def test_solver_prints_stay_out_of_the_json_document(tmp_path):
+    """A problem of the status fuzz (seed 11) on which every solver of the chain fails: SCS wrote
+    "... ERROR: init_lin_sys_work failure" to the C-level stdout, ahead of `--json`'s document.
+    The document must parse alone, and what SCS said is kept in its attempt's message."""
+    path = tmp_path / "noisy.toml"
+    path.write_text(NOISY)
+    proc = subprocess.run([sys.executable, "-m", "channelopt", "solve", str(path), "--json"],
+                          capture_output=True, text=True)
+    doc = json.loads(proc.stdout)
+    assert doc["status"] == "local" and proc.returncode == 0
+    scs = [a for a in doc["attempts"] if a["solver"] == "SCS"]
+    assert scs and "it printed: " in scs[0]["message"] and "init_lin_sys_work" not in proc.stderr

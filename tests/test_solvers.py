@@ -345,3 +345,25 @@ def test_programs_built_from_a_cached_plan_equal_scipys_substitution():
     plans = [id(x[-1]) for x in lp._PATTERNS]
     lp.build(co.Problem(prior=P, privacy=[co.LDP(2.2)], utility=co.Distortion("hamming")))
     assert [id(x[-1]) for x in lp._PATTERNS] == plans           # another budget: the same plans, reused
+
+
+def test_c_output_captures_what_c_code_writes_and_lets_nothing_through(capfd):
+    import ctypes
+    import os
+
+    from channelopt.solvers import c_output
+
+    libc = ctypes.CDLL(None)
+    with c_output() as printed:
+        os.write(1, b"fd one\n")
+        os.write(2, b"fd two\n")
+        libc.printf(b"buffered by libc\n")          # sits in the C stdio buffer until flushed
+    with c_output(keep=False) as dropped:
+        os.write(1, b"discarded\n")
+    out, err = capfd.readouterr()
+    assert "fd one" in printed[0] and "fd two" in printed[0] and "buffered by libc" in printed[0]
+    assert dropped == [""]
+    assert not any(s in out + err for s in ("fd one", "fd two", "buffered by libc", "discarded"))
+    os.write(1, b"after\n")                          # the descriptors are restored
+    assert "after" in capfd.readouterr().out
+

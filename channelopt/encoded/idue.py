@@ -132,9 +132,12 @@ class IDUE:
 
 def _cvx(problem, name: str):
     import cvxpy as cp
+
+    from ..solvers import c_output
     for solver in ("CLARABEL", "ECOS", "SCS"):
         try:
-            problem.solve(solver=solver)
+            with c_output(keep=False):         # a solver library's own prints stay off the terminal
+                problem.solve(solver=solver)
         except (cp.error.SolverError, ValueError):
             continue
         if problem.status == cp.OPTIMAL:

@@ -500,6 +500,8 @@ def solve_cvxpy(prog: Program, problem, solver: str, options: dict | None = None
     (`solvers.BACKENDS` holds each backend's)."""
     import cvxpy as cp
 
+    from ..solvers import c_output
+
     z = cp.Variable(prog.n)
     vec_q = z[: prog.d * prog.m] if prog.lift is None else prog.lift @ z
     q = cp.reshape(vec_q, (prog.d, prog.m), order="C")
@@ -510,17 +512,33 @@ def solve_cvxpy(prog: Program, problem, solver: str, options: dict | None = None
     for notion in prog.conic:
         cons += notion.conic(problem, q)
     model = cp.Problem(cp.Minimize(prog.c @ z), cons)
+    # a solver library's own prints (SCS's errors reach the C stdout) go into the attempt's
+    # message, not into the user's terminal or `--json` document
     try:
-        model.solve(solver=solver, **(options or {}))
+        with c_output() as printed:
+            model.solve(solver=solver, **(options or {}))
     except cp.error.SolverError as e:
-        return RawSolution("failed", None, None, None, f"{solver}: {e}")
+        return RawSolution("failed", None, None, None, f"{solver}: {e}" + _said(printed))
     except Exception as e:  # a crash inside the solver library: this attempt failed, the chain goes on
-        return RawSolution("failed", None, None, None, f"{solver} crashed: {e}")
+        return RawSolution("failed", None, None, None, f"{solver} crashed: {e}" + _said(printed))
     if model.status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):
-        return RawSolution("infeasible", None, None, None, model.status)
+        return RawSolution("infeasible", None, None, None, model.status + _said(printed))
     if model.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or z.value is None:
-        return RawSolution("failed", None, None, None, str(model.status))
+        return RawSolution("failed", None, None, None, str(model.status) + _said(printed))
     y_ub = -np.asarray(ub_rows.dual_value) if ub_rows.dual_value is not None else None
     y_eq = -np.asarray(eq_rows.dual_value) if eq_rows.dual_value is not None else None
     status = "optimal" if model.status == cp.OPTIMAL else "inaccurate"
-    return RawSolution(status, np.asarray(z.value), y_ub, y_eq, str(model.status))
+    return RawSolution(status, np.asarray(z.value), y_ub, y_eq, str(model.status) + _said(printed))
+
+
+def _said(printed: list[str]) -> str:
+    """What a solver printed (`solvers.c_output`), as a suffix of its message: one line, cut to
+    SAID_CHARS."""
+    text = " ".join("".join(printed).split())
+    if not text:
+        return ""
+    return f" (it printed: {text[:SAID_CHARS]}{'...' if len(text) > SAID_CHARS else ''})"
+
+
+SAID_CHARS = 300
+"""The most characters of a solver's own printed output kept in its attempt's message."""
