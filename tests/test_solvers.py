@@ -367,3 +367,30 @@ def test_c_output_captures_what_c_code_writes_and_lets_nothing_through(capfd):
     os.write(1, b"after\n")                          # the descriptors are restored
     assert "after" in capfd.readouterr().out
 
+
+def _large_costs(scale: float) -> co.Problem:
+    """A problem of the status fuzz (seed 0): squared distortion of values ~1e5 (costs ~4e9)
+    under LIP and ALIP, with its values times `scale`."""
+    P = np.array([0.14968354426453387, 0.006016667687151808, 0.08158303625556941, 0.0502890913262189,
+                  0.10569091057663643, 0.18589911150132604, 0.006427102384772874, 0.10679199747112915,
+                  0.2672177843527957, 0.04040075417986569])
+    v = np.array([20587.836368744607, 41244.0837022832, 46913.21057275668, 73188.9272772495, 80770.1353335781,
+                  96767.99510876412, 99533.89331232064, 118766.42722748271, 139276.80590188265, 166062.84594248803])
+    return co.Problem(prior=P / P.sum(), values=scale * v, utility=co.Distortion("squared"),
+                      privacy=[co.LIP(5.746763935962929), co.ALIP(epsilon_lower=0.35653075800581596,
+                                                                  epsilon_upper=0.9434025623771625)])
+
+
+@pytest.mark.parametrize("solver", ["HIGHS", "CLARABEL", "ECOS", "SCS"])
+def test_large_costs_are_solved_on_a_scaled_objective(solver):
+    """Before the costs were scaled, HiGHS stopped with "excessive dual values" (Not Set), Clarabel
+    and ECOS at their iteration limits, and the result was the trivial channel. The privacy
+    constraints do not involve the values, so the optimum scales with their square: the same
+    problem with values / 1000 (costs ~4e3, not scaled) gives the truth."""
+    r = co.solve(_large_costs(1.0), solver=solver)
+    truth = co.solve(_large_costs(1e-3))
+    assert truth.status == "optimal" and r.attempts[0]["status"] == "optimal"
+    tol = 1e-9 if solver == "HIGHS" else 1e-6          # the conic solvers' own tolerance
+    assert r.objective == pytest.approx(1e6 * truth.objective, rel=tol)
+    if solver == "HIGHS":
+        assert r.status == "optimal" and r.certificate.bound == pytest.approx(r.objective, rel=1e-9)

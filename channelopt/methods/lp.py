@@ -290,12 +290,29 @@ def load_program(h, c, A_ub, b_ub, A_eq, b_eq, lb, ub) -> None:
     inf = highspy.kHighsInf
     A = sp.vstack([A_ub, A_eq], format="csr")
     n = c.size
+    # HiGHS works on the costs times 2^scale and reports the solution and the duals in the
+    # program's own units; set at every load (an instance is reused along a sweep)
+    h.setOptionValue("user_objective_scale", cost_scale(c))
     # a model HiGHS refuses leaves the instance empty, not holding the previous one (tested)
     h.passModel(n, A.shape[0], A.nnz, int(highspy.MatrixFormat.kRowwise), int(highspy.ObjSense.kMinimize), 0.0,
                 np.asarray(c, dtype=float), np.where(np.isinf(lb), -inf, lb), np.where(np.isinf(ub), inf, ub),
                 np.concatenate([np.full(b_ub.size, -inf), b_eq]), np.concatenate([b_ub, b_eq]),
                 A.indptr.astype(np.int32), A.indices.astype(np.int32), A.data.astype(float),
                 np.zeros(n, dtype=np.int32))    # every column continuous
+
+
+COST_SCALE_FROM = 2.0 ** 16
+"""Costs larger than this are scaled down by a power of two for the solvers (`cost_scale`)."""
+
+
+def cost_scale(c: np.ndarray) -> int:
+    """The power of two (as its exponent, <= 0) that brings the largest cost to at most 1 when it
+    exceeds COST_SCALE_FROM, else 0. Squared distortion of values ~1e5 has costs ~4e9: HiGHS's
+    dual simplex stopped with "excessive dual values" (status Not Set) and Clarabel and ECOS at
+    their iteration limits, so no solver answered; scaled, HiGHS certifies it. A power of two
+    scales every cost exactly."""
+    top = float(np.max(np.abs(c), initial=0.0))
+    return -int(np.ceil(np.log2(top))) if top > COST_SCALE_FROM and np.isfinite(top) else 0
 
 
 def solve_highs(prog: Program, ipm: bool = False, highs=None, basis=None,
@@ -511,7 +528,8 @@ def solve_cvxpy(prog: Program, problem, solver: str, options: dict | None = None
     cons = [ub_rows, eq_rows, z[finite_lb] >= prog.lb[finite_lb], z[finite_ub] <= prog.ub[finite_ub]]
     for notion in prog.conic:
         cons += notion.conic(problem, q)
-    model = cp.Problem(cp.Minimize(prog.c @ z), cons)
+    scale = 2.0 ** cost_scale(prog.c)                  # exact; the duals are mapped back below
+    model = cp.Problem(cp.Minimize((scale * prog.c) @ z), cons)
     # a solver library's own prints (SCS's errors reach the C stdout) go into the attempt's
     # message, not into the user's terminal or `--json` document
     try:
@@ -525,8 +543,8 @@ def solve_cvxpy(prog: Program, problem, solver: str, options: dict | None = None
         return RawSolution("infeasible", None, None, None, model.status + _said(printed))
     if model.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or z.value is None:
         return RawSolution("failed", None, None, None, str(model.status) + _said(printed))
-    y_ub = -np.asarray(ub_rows.dual_value) if ub_rows.dual_value is not None else None
-    y_eq = -np.asarray(eq_rows.dual_value) if eq_rows.dual_value is not None else None
+    y_ub = -np.asarray(ub_rows.dual_value) / scale if ub_rows.dual_value is not None else None
+    y_eq = -np.asarray(eq_rows.dual_value) / scale if eq_rows.dual_value is not None else None
     status = "optimal" if model.status == cp.OPTIMAL else "inaccurate"
     return RawSolution(status, np.asarray(z.value), y_ub, y_eq, str(model.status) + _said(printed))
 
