@@ -29,7 +29,9 @@ certified bound) before it counts as optimal.
 
 Arrays of the .npz: channel (N, d, m), objective (N,), bound (N,) (the certified bound on the
 objective, NaN when none), status (N,) int8 into `status_names`, method (N,) int8 into
-`method_names`, leakage (N, k) one column per privacy table (`leakage_keys`).
+`method_names`, leakage (N, k) one column per leakage number, named in `leakage_keys`: a privacy
+table's key (`audit.leakage_keys`), or `key.part` for a notion whose leakage has parts (ALIP:
+`alip.lower`, `alip.upper`).
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .audit import leakage_keys
+from .audit import audit, leakage_keys
 from .blas import one_thread
 from .errors import ChannelOptError, ProblemError
 from .notions.base import BatchVertices, within
@@ -63,6 +65,20 @@ DENSE_SHARE = 0.75           # a region test of at least this share of the chunk
 
 
 # --- input ------------------------------------------------------------------------------------
+
+def leakage_columns(template: Problem) -> list[tuple[str, str | None]]:
+    """The batch's leakage columns: (key, part) per number of a result's `leakage`, part None for
+    a notion whose leakage is one number (ALIP's has two, `lower` and `upper`). Read off the audit
+    of the constant channel, whose leakage has the same layout as every channel's."""
+    q = np.zeros((template.d, template.m))
+    q[:, 0] = 1.0
+    leakage = audit(template, q, with_measures=False).leakage
+    cols: list[tuple[str, str | None]] = []
+    for key in leakage_keys(template.privacy):
+        value = leakage[key]
+        cols += [(key, part) for part in value] if isinstance(value, dict) else [(key, None)]
+    return cols
+
 
 def check_priors(priors, d: int, key: str = "priors") -> np.ndarray:
     """(N, d) array of priors: finite, > 0, rows summing to 1 within SUM_TOL (row numbers 1-based)."""
@@ -458,7 +474,8 @@ def process_chunk(template: Problem, P: np.ndarray) -> dict:
 
 def _process_chunk(template: Problem, P: np.ndarray) -> dict:
     N, d = P.shape
-    m, k = template.m, len(template.privacy)
+    m, columns = template.m, leakage_columns(template)
+    k = len(columns)
     out = {"channel": np.zeros((N, d, m)), "objective": np.full(N, np.nan), "bound": np.full(N, np.nan),
            "status": np.full(N, STATUS.index("solver-failed"), dtype=np.int8),
            "method": np.full(N, METHODS.index("solve"), dtype=np.int8), "leakage": np.full((N, k), np.nan)}
@@ -491,9 +508,12 @@ def _process_chunk(template: Problem, P: np.ndarray) -> dict:
     results = solve_points([dataclasses.replace(template, prior=P[i]) for i in rest], None, warm, False)
     for i, r in zip(rest, results):
         if r.channel is not None:
-            out["channel"][i, :, : r.channel.shape[1]] = r.channel
+            # over all m outputs in their places (`Result.channel` drops the unused ones: stored
+            # from column 0, a distortion's outputs were relabelled)
+            out["channel"][i] = r.full_channel
             out["objective"][i] = r.objective
-            out["leakage"][i] = [r.leakage.get(key, np.nan) for key in leakage_keys(template.privacy)]
+            out["leakage"][i] = [np.nan if key not in r.leakage else r.leakage[key] if part is None
+                                 else r.leakage[key][part] for key, part in columns]
         b = r.certificate.bound if r.certificate else None
         out["bound"][i] = np.nan if b is None else b
         out["status"][i] = STATUS.index(r.status) if r.status in STATUS else STATUS.index("solver-failed")
@@ -611,7 +631,8 @@ def solve_batch(priors, template: Problem, *, out=None, chunk_size: int = 20000,
         from .io import check_writable
 
         out = check_writable(out, "out")
-    N, d, m, k = P.shape[0], template.d, template.m, len(template.privacy)
+    columns = leakage_columns(template)
+    N, d, m, k = P.shape[0], template.d, template.m, len(columns)
     t0 = time.perf_counter()
     starts = list(range(0, N, chunk_size))
     sink = _Sink(out, N, d, m, k) if out is not None else None
@@ -633,7 +654,7 @@ def solve_batch(priors, template: Problem, *, out=None, chunk_size: int = 20000,
                 for name, arr in part.items():
                     mem[name][s:s + len(part["objective"])] = arr
         extra = {"status_names": np.array(STATUS), "method_names": np.array(METHODS),
-                 "leakage_keys": np.array(leakage_keys(template.privacy))}
+                 "leakage_keys": np.array([key if part is None else f"{key}.{part}" for key, part in columns])}
         if sink:
             sink.close(extra)
         else:
