@@ -32,7 +32,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("file")
     s.add_argument("--json", action="store_true", help="print the result as JSON")
     s.add_argument("--full", action="store_true", help="print the whole channel, however large")
-    s.add_argument("--channel-out", help="write the channel as CSV (one row per input)")
+    s.add_argument("--channel-out", help="write the channel as CSV (one row per input, one column per output)")
     s.add_argument("--solver", choices=SOLVERS, type=canonical,
                    help="solver to try first, any case (default: the file's, else auto)")
     s.add_argument("--no-fallback", action="store_true", help="do not try other solvers when one fails")
@@ -176,8 +176,10 @@ def _solve(args) -> int:
     doc = result.to_json()
     if args.out:
         write_atomic(args.out, json.dumps(doc, indent=2) + "\n")
-    if args.channel_out and result.channel is not None:
-        write_atomic(args.channel_out, "\n".join(",".join(repr(float(v)) for v in row) for row in result.channel) + "\n")
+    full = result.full_channel
+    if args.channel_out and full is not None:
+        # every output in its column (a CSV has no place for `outputs`: the dropped ones are zeros)
+        write_atomic(args.channel_out, "\n".join(",".join(repr(float(v)) for v in row) for row in full) + "\n")
     if args.json:
         print(json.dumps(doc, indent=2))
     else:
@@ -326,13 +328,14 @@ def _sweep(args) -> int:
     kw = ({"epsilon": _epsilons(args.epsilon)} if args.epsilon is not None else
           {"scale": _epsilons(args.scale, "--scale")} if args.scale is not None else {"priors": read_priors(args.priors)})
     results = sweep(problem, **kw, n_jobs=args.jobs, progress=_progress(args.progress))
-    keys = list(results[0].leakage) if results[0].leakage else []
-    head = ["point", results.param, "status", "objective", "bound", "time_s"] + [f"leakage_{k}" for k in keys]
+    table = results.rows()
+    keys = [k for k in table[0] if k.startswith("leakage_")]
+    head = ["point", results.param, "status", "objective", "bound", "time_s"] + keys
     rows = []
-    for row in results.rows():
+    for row in table:
         x = row[results.param] if results.param != "prior" else " ".join(f"{v:g}" for v in row["prior"])
         rows.append([row["point"], x, row["status"], row["objective"], row["bound"], row["time_s"]]
-                    + [row.get(f"leakage_{k}") for k in keys])
+                    + [row.get(k) for k in keys])
     if args.out:
         import csv
         import io

@@ -152,14 +152,18 @@ class Sweep(list):
         self.param, self.values, self.kind = param, list(values), kind
 
     def rows(self) -> list[dict]:
-        """One dict per point: the parameter, status, objective, bound, gap, time and leakage."""
+        """One dict per point: the parameter, status, objective, bound, gap, time and leakage
+        (`leakage_<key>`, or `leakage_<key>.<part>` for a notion whose leakage has parts, as ALIP's
+        `lower` and `upper`)."""
         out = []
         for i, (x, r) in enumerate(zip(self.values, self)):
             c = r.certificate
             row = {"point": i, self.param: x if self.param != "prior" else list(np.asarray(x, float)),
                    "status": r.status, "objective": r.objective,
                    "bound": c.bound if c else None, "gap": c.gap if c else None, "time_s": r.time_s}
-            row.update({f"leakage_{k}": v for k, v in r.leakage.items()})
+            for k, v in r.leakage.items():          # a leakage with parts (ALIP) a column each
+                row.update({f"leakage_{k}.{part}": x for part, x in v.items()} if isinstance(v, dict)
+                           else {f"leakage_{k}": v})
             out.append(row)
         return out
 

@@ -183,3 +183,27 @@ def test_solver_prints_stay_out_of_the_json_document(tmp_path):
     assert doc["status"] == "local" and proc.returncode == 0
     scs = [a for a in doc["attempts"] if a["solver"] == "SCS"]
     assert scs and "it printed: " in scs[0]["message"] and "init_lin_sys_work" not in proc.stderr
+
+
+def test_channel_csv_and_sweep_table_keep_every_output_and_leakage_part(tmp_path, capsys):
+    """`--channel-out` wrote the channel without its unused outputs, so the CSV's columns stood for
+    other symbols (here y2, y3 as columns 0, 1); the sweep table wrote ALIP's leakage as a Python
+    dict in one cell."""
+    skew = tmp_path / "skew.toml"
+    skew.write_text('[input]\nprior = [0.05, 0.05, 0.45, 0.45]\n[[privacy]]\nnotion = "ldp"\nepsilon = 1.0\n'
+                    '[utility]\nkind = "hamming"\n')
+    assert main(["solve", str(skew), "--channel-out", str(tmp_path / "q.csv"), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    q = np.loadtxt(tmp_path / "q.csv", delimiter=",")
+    P = np.array([0.05, 0.05, 0.45, 0.45])
+    assert q.shape == (4, 4) and doc["outputs"] == [2, 3]
+    assert 1.0 - float(P @ np.diag(q)) == pytest.approx(doc["objective"], abs=1e-12)
+    alip = tmp_path / "alip.toml"
+    alip.write_text('[input]\nprior = [0.2, 0.3, 0.5]\n[[privacy]]\nnotion = "alip"\nepsilon_lower = 0.5\n'
+                    'epsilon_upper = 1.0\n[utility]\nkind = "hamming"\n')
+    assert main(["sweep", str(alip), "--scale", "0.5:1:2", "--out", str(tmp_path / "s.csv")]) == 0
+    import csv
+    rows = list(csv.DictReader(open(tmp_path / "s.csv")))
+    ref = co.solve(co.load_problem(alip))
+    assert float(rows[1]["leakage_alip.lower"]) == pytest.approx(ref.leakage["alip"]["lower"], abs=1e-12)
+    assert float(rows[1]["leakage_alip.upper"]) == pytest.approx(ref.leakage["alip"]["upper"], abs=1e-12)
