@@ -263,7 +263,8 @@ def write_atomic(path, text: str) -> None:
 
 
 def check_writable(path, key: str, directory: bool = False) -> Path:
-    """Fail before any work if `path` (a file, or a directory to create) cannot be written."""
+    """Fail before any work if `path` (a file in an existing directory, or a directory to create)
+    cannot be written."""
     path = Path(path)
     target = path if directory else path.parent if str(path.parent) else Path(".")
     probe = target
@@ -271,6 +272,8 @@ def check_writable(path, key: str, directory: bool = False) -> Path:
         probe = probe.parent
     if (directory and path.exists() and not path.is_dir()) or (not directory and path.is_dir()):
         raise ProblemError(f"{key} {str(path)!r} must be a {'directory' if directory else 'file path'}")
+    if not directory and not target.is_dir():      # (a folder to write into is created; a file's is not)
+        raise ProblemError(f"{key} {str(path)!r}: no directory {str(target)!r} to write it in")
     if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
         raise ProblemError(f"{key} {str(path)!r} is not writable (no write access to {str(probe)!r})")
     if not directory and path.exists() and not os.access(path, os.W_OK):

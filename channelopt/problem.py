@@ -78,15 +78,15 @@ def as_probability(key: str, value: Any, length: int | None = None, *, normalize
     arr = as_vector(key, value, length)
     if np.any(arr < 0):
         i = int(np.argmin(arr))
-        raise ProblemError(f"{key}[{i}] must be >= 0, got {arr[i]!r}")
+        raise ProblemError(f"{key}[{i}] must be >= 0, got {float(arr[i])!r}")
     top = float(arr.max()) if arr.size else 0.0
     total = float((arr / top).sum()) * top if top > 0 else 0.0   # no overflow for entries near 1e308
     if normalize:
         if total <= 0:
-            raise ProblemError(f"{key} must have a positive sum to be normalized, got {total!r}")
+            raise ProblemError(f"{key} must have a positive sum to be normalized, got {float(total)!r}")
         arr = (arr / top) / (arr / top).sum()
     elif abs(total - 1.0) > SUM_TOL:
-        raise ProblemError(f"{key} must sum to 1 (tolerance {SUM_TOL:g}), got {total!r}; "
+        raise ProblemError(f"{key} must sum to 1 (tolerance {SUM_TOL:g}), got {float(total)!r}; "
                            "set normalize = true to rescale it")
     if positive and np.any(arr == 0):
         i = int(np.flatnonzero(arr == 0)[0])
@@ -109,11 +109,11 @@ def as_stochastic(key: str, value: Any, shape: tuple[int | None, int | None]) ->
     arr = as_matrix(key, value, shape)
     if np.any(arr < 0):
         i, j = np.argwhere(arr < 0)[0]
-        raise ProblemError(f"{key}[{i}][{j}] must be >= 0, got {arr[i, j]!r}")
+        raise ProblemError(f"{key}[{i}][{j}] must be >= 0, got {float(arr[i, j])!r}")
     sums = arr.sum(axis=1)
     bad = np.flatnonzero(np.abs(sums - 1.0) > SUM_TOL)
     if bad.size:
-        raise ProblemError(f"{key}[{bad[0]}] must sum to 1 (tolerance {SUM_TOL:g}), got {sums[bad[0]]!r}")
+        raise ProblemError(f"{key}[{bad[0]}] must sum to 1 (tolerance {SUM_TOL:g}), got {float(sums[bad[0]])!r}")
     return arr
 
 

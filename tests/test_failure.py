@@ -232,3 +232,27 @@ def test_build_adult_script_bad_arguments_exit_2_with_one_line(tmp_path):
     for args in (["--help-me"], ["a", "b"], [str(tmp_path / "none.csv")]):
         proc = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True)
         assert proc.returncode == 2 and proc.stdout == "" and proc.stderr.count("\n") == 1, proc.stderr
+
+
+@pytest.mark.parametrize("option", ["--out", "--channel-out"])
+def test_an_output_file_in_a_missing_directory_fails_before_any_work(tmp_path, capsys, problems_dir, option):
+    """The check walked up to an existing ancestor and passed; the write after the solve then
+    failed with exit 1 and the temporary file's name ("No such file or directory (.../.x.json.
+    123.tmp)"). Now exit 2 naming the option, and nothing is created."""
+    target = tmp_path / "missing" / "x.out"
+    code = main(["solve", str(problems_dir / "ldp_uniform_grr.toml"), option, str(target)])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    assert captured.err.strip().splitlines() == [
+        f"channelopt: error: {option} {str(target)!r}: no directory {str(target.parent)!r} to write it in"]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_bad_entry_is_named_with_its_plain_value(tmp_path, capsys, problems_dir):
+    """NumPy 2 scalars repr as np.float64(-0.1): the messages print the number itself."""
+    q = tmp_path / "q.csv"
+    q.write_text("0.5,0.5\n-0.1,1.1\n")
+    path = tmp_path / "p.toml"
+    path.write_text('[input]\nprior = [0.5, 0.5]\n[[privacy]]\nnotion = "ldp"\nepsilon = 1.0\n')
+    assert main(["audit", str(path), "--channel", str(q)]) == 2
+    assert capsys.readouterr().err == "channelopt: error: channel[1][0] must be >= 0, got -0.1\n"
