@@ -41,7 +41,7 @@ def check_joint(joint) -> np.ndarray:
     if not np.all(np.isfinite(J)) or np.any(J < 0):
         raise ProblemError("joint entries must be finite and >= 0")
     if abs(J.sum() - 1) > 1e-9:
-        raise ProblemError(f"joint must sum to 1, got {J.sum()!r}")
+        raise ProblemError(f"joint must sum to 1, got {float(J.sum())!r}")
     px = J.sum(axis=0)
     if np.any(px <= 0):
         raise ProblemError(f"joint: symbol x = {int(np.argmin(px))} has Pr(x) = 0 (its lift is undefined); "

@@ -208,7 +208,7 @@ class IDLDP(Notion):
         eps = as_vector("epsilons", self.epsilons)
         if np.any(eps <= 0):
             i = int(np.argmin(eps))
-            raise ProblemError(f"epsilons[{i}] must be a finite number > 0, got {eps[i]!r}")
+            raise ProblemError(f"epsilons[{i}] must be a finite number > 0, got {float(eps[i])!r}")
         if np.any(eps > MAX_EPSILON):
             i = int(np.argmax(eps))
             raise ProblemError(f"epsilons[{i}] must be at most {MAX_EPSILON:g} (e^eps must be a finite double), "

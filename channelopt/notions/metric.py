@@ -94,7 +94,7 @@ class MetricLDP(Notion):
                 raise ProblemError(f"{key}.distance must be 0 on the diagonal")
             if np.any(~(D[off] > 0)):
                 x, y = np.argwhere(off & ~(D > 0))[0]
-                raise ProblemError(f"{key}.distance[{x}][{y}] must be > 0 (distinct inputs), got {D[x, y]!r}")
+                raise ProblemError(f"{key}.distance[{x}][{y}] must be > 0 (distinct inputs), got {float(D[x, y])!r}")
             return D
         v = problem.values
         D = np.abs(v[:, None] - v[None, :])
