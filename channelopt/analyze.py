@@ -13,7 +13,7 @@ import numpy as np
 
 from . import relations as R
 from .errors import ProblemError
-from .problem import as_prior_rows
+from .problem import SUM_TOL, as_vector
 
 
 def _eps(name: str, v) -> float:
@@ -23,8 +23,11 @@ def _eps(name: str, v) -> float:
 
 
 def _prior(name: str, P) -> np.ndarray:
-    P = np.asarray(P, float).ravel()
-    P = as_prior_rows(name, [P.tolist()], P.size)[0]
+    P = as_vector(name, P)
+    if np.any(P < 0):
+        raise ProblemError(f"{name}[{int(np.argmin(P))}] must be >= 0, got {float(P.min())!r}")
+    if abs(P.sum() - 1.0) > SUM_TOL:
+        raise ProblemError(f"{name} must sum to 1 (tolerance {SUM_TOL:g}), got {float(P.sum())!r}")
     if P.size < 2:
         raise ProblemError(f"{name} needs at least 2 symbols")
     if np.any(P <= 0):

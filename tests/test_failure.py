@@ -256,3 +256,14 @@ def test_a_bad_entry_is_named_with_its_plain_value(tmp_path, capsys, problems_di
     path.write_text('[input]\nprior = [0.5, 0.5]\n[[privacy]]\nnotion = "ldp"\nepsilon = 1.0\n')
     assert main(["audit", str(path), "--channel", str(q)]) == 2
     assert capsys.readouterr().err == "channelopt: error: channel[1][0] must be >= 0, got -0.1\n"
+
+
+@pytest.mark.parametrize("prior, message", [
+    ("0.3,0.3", "prior must sum to 1 (tolerance 1e-09), got 0.6"),
+    ("0.5,-0.5,1", "prior[1] must be >= 0, got -0.5"),
+])
+def test_analyze_names_what_is_wrong_with_a_prior(capsys, prior, message):
+    """A prior summing to 0.6 was reported as "prior[0] must be a probability vector" (the check
+    for a list of priors, row 0); now the rule it breaks."""
+    assert main(["analyze", "relations", "--prior", prior, "--epsilon", "1"]) == 2
+    assert capsys.readouterr().err == f"channelopt: error: {message}\n"
