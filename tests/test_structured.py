@@ -353,6 +353,31 @@ def test_uniform_prior_at_d300_costs_one_orbit():
     assert all(r.satisfied.values())
 
 
+def test_orbit_channel_weights_are_the_type_weights_spread_over_rotations():
+    """The channel is rebuilt from each used type's rotations weighted W_t / lcm(n_c), with no LP
+    over them (at d = 2000 that LP took 15 s): the posteriors must average to the prior exactly,
+    and the value must be the orbit LP's own bound (a uniform prior: one orbit)."""
+    from channelopt.methods.symmetry import solve_orbits
+
+    for d, priv, kind in [(2000, co.LIP(2.0), "mutual-information"), (15, co.LDP(0.7), "histogram-mse")]:
+        P = np.full(d, 1 / d) if d > 100 else np.repeat([1.0, 2.0, 4.0], 5) / 35.0
+        p = co.Problem(prior=P, privacy=[priv], utility=co.Bayes(kind))
+        V, w, gain, bound, info = solve_orbits(p, family_for(p), kind, None)
+        assert np.abs(w @ V - P).max() <= 1e-15 and w.min() >= 0
+        assert gain == pytest.approx(bound, rel=1e-12) and info["orbits"] == (1 if d > 100 else 3)
+
+
+def test_map_with_exchangeable_symbols_takes_the_orbit_lp_before_the_hamming_lp():
+    """Uniform prior, LIP, MAP at d = 64 (past vertex enumeration): the orbit LP answers (the
+    Hamming LP over 4,096 entries is not built), with the accuracy derived by hand as in
+    test_uniform_prior_lip_map_optimum_by_the_orbit_argument."""
+    d, eps = 64, 1.2
+    vmax = min(math.exp(eps) / d, 1 - (d - 1) * math.exp(-eps) / d)
+    r = co.solve(co.Problem(prior=np.full(d, 1 / d), privacy=[co.LIP(eps)], utility=co.Bayes("map")))
+    assert r.status == "optimal" and r.certificate["algorithm"] == "orbit-lp"
+    assert r.objective == pytest.approx(vmax, abs=1e-12)
+
+
 def test_master_lp_recovers_when_the_warm_primal_simplex_stalls():
     """Found by the benchmark: HiGHS's warm primal simplex ended 'Unknown' on this master; the
     master retries with the dual simplex and then from scratch."""

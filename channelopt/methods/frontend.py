@@ -475,13 +475,30 @@ earlier one used the time limit up."""
 
 def certified_optimum(plan: Plan, posterior: str, time_limit: float, progress) -> PosteriorSolution:
     """MAP under linear notions: one Hamming LP (`map_lp`); else vertex enumeration, else the orbit
-    LP (exchangeable symbols), else column generation. `time_limit` bounds all of them together:
-    a step that follows one which used the time up still gets LAST_STEP_S to return a channel
-    with a valid bound."""
+    LP (exchangeable symbols), else column generation; past vertex enumeration's sizes the orbit
+    LP goes first. `time_limit` bounds all of them together: a step that follows one which used
+    the time up still gets LAST_STEP_S to return a channel with a valid bound."""
     relaxed, util = plan.relaxed, plan.relaxed.utility
     deadline = time.perf_counter() + time_limit
     last = min(LAST_STEP_S, time_limit)          # a tiny time limit stays tiny
     left = lambda: max(deadline - time.perf_counter(), last)      # noqa: E731
+    def orbit_lp() -> PosteriorSolution | None:
+        if plan.family is None:
+            return None
+        orbit = solve_orbits(relaxed, plan.family, util.kind,
+                             util.target(relaxed) if util.kind == "bayes-mse" else None)
+        if orbit is not None and orbit.bound - orbit.gain <= 1e-9 * max(1.0, abs(orbit.gain)):
+            orbit.info["algorithm"] = "orbit-lp"
+            return orbit
+        return None
+    orbit_tried = posterior == "auto" and not plan.enumerate_first
+    if orbit_tried:
+        # past vertex enumeration's sizes, exchangeable symbols go first: the LP over vertex types
+        # is exact and small (a uniform prior at d = 4000 under LIP: MAP in 1.1 s, where building
+        # the Hamming LP alone took 24 s)
+        orbit = orbit_lp()
+        if orbit is not None:
+            return orbit
     if posterior == "auto" and map_lp.applies(relaxed):
         hamming = map_lp.hamming_problem(relaxed)
         closed = closed_form_result(hamming, with_measures=False)      # subset RR for LDP, RR-LIP
@@ -499,11 +516,9 @@ def certified_optimum(plan: Plan, posterior: str, time_limit: float, progress) -
         except (ProblemError, SolverError):
             if posterior == "enumerate":
                 raise
-    if plan.family is not None:
-        orbit = solve_orbits(relaxed, plan.family, util.kind,
-                             util.target(relaxed) if util.kind == "bayes-mse" else None)
-        if orbit is not None and orbit.bound - orbit.gain <= 1e-9 * max(1.0, abs(orbit.gain)):
-            orbit.info["algorithm"] = "orbit-lp"
+    if not orbit_tried:
+        orbit = orbit_lp()
+        if orbit is not None:
             return orbit
     with progress_bar(progress, "certified Bayes optimum") as report:
         if plan.family is not None:
