@@ -1,11 +1,13 @@
 """A 100-point eps sweep: channelopt.sweep (warm-started HiGHS, one process and two) against 100
-fresh channelopt.solve calls and 100 fresh straightforward cvxpy problems, in the same process.
+fresh channelopt.solve calls, 100 fresh LPs (`closed_forms=False`: no closed form and no reduced
+LP on the top outputs) and 100 fresh straightforward cvxpy problems, in the same process.
 MinID-LDP (per-input budgets, `bench.instance`) is swept with `scale=` over the same factors.
 
     python benchmarks/bench_sweep.py [--points 100] [--sizes 16,32,64,128] [--notions ldp,lip,minid]
                                      [--utilities hamming] [--out benchmarks/results]
 
-Prints a table (seconds; ratios = fresh / sweep) and writes bench_sweep.csv and bench_sweep.png.
+Prints a table (seconds; ratios = fresh / sweep, co = channelopt.solve) and writes bench_sweep.csv
+and bench_sweep.png.
 Every sweep point is checked against its fresh solve (|objective difference| column).
 """
 
@@ -42,8 +44,8 @@ def main(argv=None):
     eps = np.linspace(0.5, 3.0, args.points)
     rows = []
     head = (f"{'notion':<6} {'utility':<8} {'d':>4} {'pts':>4} | {'sweep':>7} {'sweep x2':>8} {'fresh co':>8} "
-            f"{'fresh cvxpy':>11} | "
-            f"{'co/sweep':>8} {'co/x2':>6} {'cvxpy/sweep':>11} | {'|dobj|':>8}")
+            f"{'fresh LP':>8} {'fresh cvxpy':>11} | "
+            f"{'co/sweep':>8} {'co/x2':>6} {'LP/sweep':>8} {'cvxpy/sweep':>11} | {'|dobj|':>8}")
     print(head)
     print("-" * len(head))
     cells = [(n, u, int(d)) for u in args.utilities.split(",") for n in args.notions.split(",")
@@ -60,6 +62,10 @@ def main(argv=None):
         t = time.perf_counter()
         fresh = [co.solve(problem(notion, d, e, utility)) for e in eps]
         t_fresh = time.perf_counter() - t
+        t = time.perf_counter()
+        for e in eps:
+            co.solve(problem(notion, d, e, utility), closed_forms=False)
+        t_lp = time.perf_counter() - t
         t_cvx = float("nan")
         if d <= args.cvxpy_max_d and notion != "minid" and utility == "hamming":
             t = time.perf_counter()
@@ -69,11 +75,13 @@ def main(argv=None):
         diff = max(abs(a.objective - b.objective) for a, b in zip(sw, fresh))
         assert all(r.ok for r in sw)
         row = {"notion": notion, "utility": utility, "d": d, "points": len(eps), "sweep_s": t_sweep,
-               "sweep_2jobs_s": t_par, "fresh_solve_s": t_fresh, "fresh_cvxpy_s": t_cvx, "max_abs_dobj": diff}
+               "sweep_2jobs_s": t_par, "fresh_solve_s": t_fresh, "fresh_lp_s": t_lp, "fresh_cvxpy_s": t_cvx,
+               "max_abs_dobj": diff}
         rows.append(row)
         print(f"{notion:<6} {utility:<8} {d:>4} {len(eps):>4} | {t_sweep:7.2f} {t_par:8.2f} {t_fresh:8.2f} "
-              f"{t_cvx:11.2f} | "
-              f"{t_fresh / t_sweep:8.2f} {t_fresh / t_par:6.2f} {t_cvx / t_sweep:11.1f} | {diff:8.1e}", flush=True)
+              f"{t_lp:8.2f} {t_cvx:11.2f} | "
+              f"{t_fresh / t_sweep:8.2f} {t_fresh / t_par:6.2f} {t_lp / t_sweep:8.2f} {t_cvx / t_sweep:11.1f} | {diff:8.1e}",
+              flush=True)
     out = Path(args.out)
     bench.write_table(rows, out / "bench_sweep.csv")
     import matplotlib
@@ -88,7 +96,7 @@ def main(argv=None):
         sel = [r for r in rows if (r["notion"], r["utility"]) == (notion, utility)]
         ds = [r["d"] for r in sel]
         for key, label in (("sweep_s", "sweep (warm)"), ("sweep_2jobs_s", "sweep, 2 jobs"),
-                           ("fresh_solve_s", "fresh solve"), ("fresh_cvxpy_s", "fresh cvxpy")):
+                           ("fresh_solve_s", "fresh solve"), ("fresh_lp_s", "fresh LP"), ("fresh_cvxpy_s", "fresh cvxpy")):
             ax.loglog(ds, [r[key] for r in sel], marker="o", label=label)
         ax.set_xscale("log", base=2)
         ax.set_title(f"{notion}, {utility}, {len(eps)}-point {'scale' if notion == 'minid' else 'eps'} sweep",

@@ -32,6 +32,7 @@ import numpy as np
 from .errors import ProblemError
 from .methods import finish, method_for, present, solve
 from .methods.closed import closed_form_result
+from .methods.top_outputs import Warm
 from .methods.lp import build, new_highs, restrictable, solve_highs, solve_restricted
 from .problem import Problem, as_epsilon
 
@@ -274,12 +275,13 @@ def solve_points(probs: list[Problem], solver, warm: bool, progress: bool) -> li
     shape: tuple | None = None
     restricted = True        # tried until it first gives up (`lp.solve_restricted`)
     state = None             # the last restricted program's columns, rows and basis
+    top = Warm()             # the last reduced LP's outputs and basis (`top_outputs`)
     for p in tqdm(probs, disable=not progress, desc="sweep", unit="pt"):
         if not warm:
             out.append(solve(p, solver))
             continue
         t0 = time.perf_counter()
-        closed = closed_form_result(p, with_measures=False) if (solver or p.solver) == "auto" else None
+        closed = closed_form_result(p, with_measures=False, warm=top) if (solver or p.solver) == "auto" else None
         if closed is not None:                 # a certified closed form: no LP at this point
             closed.time_s = time.perf_counter() - t0
             closed.timings = {"solve_s": closed.time_s, "total_s": closed.time_s}

@@ -128,7 +128,7 @@ def test_perturbed_optimum_is_reported_not_returned_as_optimal(monkeypatch):
         return raw
 
     replace_backends(monkeypatch, tampered)
-    r = co.solve(p)
+    r = co.solve(p, closed_forms=False)         # (by default the reduced LP on the top outputs closes it)
     # every solver's channel violates LIP: each attempt says so, and what comes back is not
     # called optimal: the best feasible trivial channel, with the solvers' (valid) dual bound
     assert [a["solver"] for a in r.attempts] == list(methods.LP_ORDER)
@@ -185,7 +185,8 @@ def test_only_large_hamming_like_programs_are_restricted():
 
 def test_restricted_program_closes_hamming_on_few_entries_and_solve_says_so():
     """Hamming under LIP with RR-LIP infeasible uses few outputs: one round on a few percent of
-    the entries, and the default solve reports the restricted run in its attempts."""
+    the entries, and the LP solve reports the restricted run in its attempts (the default solve
+    takes the reduced LP on the top outputs first, `methods.top_outputs`)."""
     from channelopt.methods.lp import build, solve_restricted
 
     p = _restricted_case("lip", "hamming", d=128, seed=1)
@@ -193,8 +194,9 @@ def test_restricted_program_closes_hamming_on_few_entries_and_solve_says_so():
     assert raw is not None and "1 round" in raw.message
     used = int(raw.message.split("on ")[1].split(" of")[0].replace(",", ""))
     assert used < 0.1 * 128 * 128
-    r = co.solve(p)
+    r = co.solve(p, closed_forms=False)
     assert r.status == "optimal" and "channel entries" in r.attempts[0]["message"]
+    assert co.solve(p).method == "top-outputs"
 
 
 def test_restricted_program_adds_the_rows_it_dropped_when_they_bind(monkeypatch):

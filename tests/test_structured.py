@@ -139,7 +139,7 @@ def test_solve_takes_the_structured_path_above_d8_and_agrees_with_the_generic_on
     assert fast.objective == pytest.approx(slow.objective, rel=1e-8, abs=1e-10)
     expect = "ldp" if notion == "ldp" and kind in ("histogram-mse", "mutual-information") else None
     if kind == "map":
-        assert fast.certificate["algorithm"] == ("map-hamming-subset-rr" if notion == "ldp" else "map-hamming-lp")
+        assert fast.certificate["algorithm"] == ("map-hamming-subset-rr" if notion == "ldp" else "map-hamming-top-outputs")
     elif expect is None:
         assert fast.certificate["pricing"] == f"{notion}-structured"
     assert all(fast.satisfied.values())
@@ -242,13 +242,15 @@ def test_a_tiny_time_limit_gives_local_with_a_valid_bound():
 
 def test_the_time_limit_bounds_the_map_lp_and_the_search_after_it_together(monkeypatch):
     """MAP under LIP at d = 768: the whole Hamming LP takes far longer than 4 s (the restricted
-    program, which closes it in a fraction of a second, is turned off here). Stopped, it must not
+    program and the reduced LP on the top outputs, which close it in a fraction of a second, are
+    turned off here). Stopped, it must not
     hand the column generation a fresh 4 s: the whole solve stays near the limit (plus the last
     step's minimum, LAST_STEP_S, and the audit), with a valid bound."""
-    from channelopt.methods import lp
+    from channelopt.methods import lp, top_outputs
     from channelopt.methods.frontend import LAST_STEP_S
 
     monkeypatch.setattr(lp, "RESTRICT_MIN", 10 ** 9)
+    monkeypatch.setattr(top_outputs, "applies", lambda problem: False)     # the reduced LP closes it in 0.1 s
 
     P = np.random.default_rng(4).dirichlet(np.ones(768))
     p = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Bayes("map"))

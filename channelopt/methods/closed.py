@@ -9,12 +9,15 @@ Before an LP is built for a distortion utility, `closed_form_result` tries
   the notion's own closed form, when the problem has one notion (`Notion.closed_form`): subset
                    randomized response for LDP (GRR for a uniform prior) and RR-LIP for LIP with
                    G = X, both for Hamming distortion, each with Lagrange multipliers built in
-                   O(d^2) (`closed_forms`).
+                   O(d^2) (`closed_forms`);
+  "top-outputs"    Hamming under one LIP notion with G = X where RR-LIP is not feasible: the LP
+                   on the most probable outputs with the other inputs merged, certified on the
+                   whole problem by exact pricing (`top_outputs`).
 
 A candidate is audited exactly like a solver's channel and returned only when its bound certifies
 it to `frontend.OPTIMAL_GAP`; otherwise the LP runs as before. The result says which path was
 taken: method "closed-form", solver = the form's name, certificate "closed-form-dual" (or
-"distortion-minimum").
+"distortion-minimum"); or method "top-outputs", solver "HIGHS", certificate "posterior-dual".
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import numpy as np
 
 from ..audit import Measures, audit
 from ..problem import Problem
+from . import top_outputs
 from .result import Certificate, Result
 
 
@@ -47,32 +51,43 @@ def best_response(problem: Problem) -> tuple[np.ndarray, float]:
     return q, bound
 
 
-def candidates(problem: Problem):
-    """(name, channel, bound, certificate method, details) for each closed form that applies.
+def candidates(problem: Problem, warm: top_outputs.Warm | None = None, time_limit: float | None = None):
+    """(name, channel, bound, certificate method, details, method) for each closed form that
+    applies, then the reduced LP of `top_outputs` where it applies.
 
     Parameters
     ----------
     problem : Problem
         A problem with a distortion utility.
+    warm : top_outputs.Warm, optional
+        The previous sweep point's state for `top_outputs` (updated in place).
+    time_limit : float, optional
+        Seconds for `top_outputs`.
 
     Returns
     -------
     iterator of tuple
-        (name, channel, loss bound, certificate method, details) per applicable form.
+        (name, channel, loss bound, certificate method, details, method) per applicable form.
     """
     q, bound = best_response(problem)
     yield "best-response", q, bound, "distortion-minimum", {
-        "note": "every input reports its least-distortion output; no channel has a lower distortion"}
+        "note": "every input reports its least-distortion output; no channel has a lower distortion"}, "closed-form"
     if len(problem.privacy) == 1:
         cf = problem.privacy[0].closed_form(problem)
         if cf is not None:
-            yield cf.name, cf.channel, cf.loss_bound, "closed-form-dual", {"citation": cf.citation, **cf.details}
+            yield (cf.name, cf.channel, cf.loss_bound, "closed-form-dual", {"citation": cf.citation, **cf.details},
+                   "closed-form")
+    if top_outputs.applies(problem):
+        found = top_outputs.top_outputs(problem, warm, time_limit)
+        if found is not None:
+            yield "HIGHS", found[0], found[1], "posterior-dual", found[2], "top-outputs"
 
 
-def closed_form_result(problem: Problem, with_measures: bool = True) -> Result | None:
-    """The first closed form that passes the audit and whose bound certifies it (status optimal,
-    method "closed-form"), or None (then the caller solves the LP). `with_measures`: as in
-    `audit` (sweeps skip the general measures).
+def closed_form_result(problem: Problem, with_measures: bool = True, warm: top_outputs.Warm | None = None,
+                       time_limit: float | None = None) -> Result | None:
+    """The first closed form (or reduced LP) that passes the audit and whose bound certifies it
+    (status optimal, method "closed-form" or "top-outputs"), or None (then the caller solves the
+    LP). `with_measures`: as in `audit` (sweeps skip the general measures).
 
     Parameters
     ----------
@@ -80,6 +95,10 @@ def closed_form_result(problem: Problem, with_measures: bool = True) -> Result |
         A problem with a distortion utility.
     with_measures : bool, optional
         Compute the budget-free measures of the returned channel.
+    warm : top_outputs.Warm, optional
+        A sweep's state for `top_outputs` (its outputs and basis from the previous point).
+    time_limit : float, optional
+        Seconds for `top_outputs` (the closed forms themselves take microseconds).
 
     Returns
     -------
@@ -88,7 +107,7 @@ def closed_form_result(problem: Problem, with_measures: bool = True) -> Result |
     """
     from .frontend import certified
 
-    for name, q, bound, how, details in candidates(problem):
+    for name, q, bound, how, details, method in candidates(problem, warm, time_limit):
         report = audit(problem, q, with_measures=False)
         if not report.ok:
             continue
@@ -97,6 +116,6 @@ def closed_form_result(problem: Problem, with_measures: bool = True) -> Result |
             continue
         return Result(status="optimal", channel=q, objective=objective, leakage=report.leakage,
                       satisfied=report.satisfied, measures=Measures(problem, q) if with_measures else {},
-                      solver=name, method="closed-form",
+                      solver=name, method=method,
                       certificate=Certificate(how, bound, "min", abs(objective - bound), details=details))
     return None

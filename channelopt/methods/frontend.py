@@ -114,9 +114,11 @@ def solve(problem: Problem, solver: str | None = None, *, fallback: bool = True,
     if method in ("posterior-lp", "local"):
         result = solve_bayes(problem, method, time_limit=time_limit, progress=progress, **(bayes_options or {}))
     else:
-        closed = closed_form_result(problem) if closed_forms and method == "lp" and solver == "auto" else None
+        closed = closed_form_result(problem, time_limit=time_limit) if closed_forms and method == "lp" \
+            and solver == "auto" else None
         if closed is None:
-            result = solve_program(problem, method, solver, fallback, time_limit)
+            left = None if time_limit is None else max(time_limit - (time.perf_counter() - t0), 1e-3)
+            result = solve_program(problem, method, solver, fallback, left)
         else:
             result = closed
             result.timings = {"solve_s": time.perf_counter() - t0}
@@ -501,12 +503,13 @@ def certified_optimum(plan: Plan, posterior: str, time_limit: float, progress) -
             return orbit
     if posterior == "auto" and map_lp.applies(relaxed):
         hamming = map_lp.hamming_problem(relaxed)
-        closed = closed_form_result(hamming, with_measures=False)      # subset RR for LDP, RR-LIP
+        closed = closed_form_result(hamming, with_measures=False, time_limit=left())   # subset RR, RR-LIP, top outputs
         lp = closed if closed is not None else solve_program(hamming, "lp", "HIGHS", True, left())
         if lp.status == "optimal" and lp.channel is not None and lp.certificate is not None \
                 and lp.certificate.bound is not None:
             solved = map_lp.posterior_solution(lp.channel, relaxed.prior, lp.certificate.bound)
-            solved.info["algorithm"] = "map-hamming-lp" if closed is None else f"map-hamming-{closed.solver}"
+            solved.info["algorithm"] = ("map-hamming-lp" if closed is None else "map-hamming-top-outputs"
+                                        if closed.method == "top-outputs" else f"map-hamming-{closed.solver}")
             return solved
     if plan.enumerate_first and plan.rows is not None:
         try:

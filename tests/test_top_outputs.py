@@ -1,0 +1,148 @@
+"""Hamming under LIP on the most probable outputs (`methods.top_outputs`): the reduced LP's
+channel and bound against the whole LP (the truth: a named solver, closed forms off), its
+pricing against every vertex of the LIP box, its bound for arbitrary multipliers, and sweeps
+against fresh solves point by point."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+import channelopt as co
+from channelopt.methods import top_outputs as T
+from channelopt.methods.structured import LIPBox
+
+
+def hamming(P, eps, **kw):
+    return co.Problem(prior=P, privacy=[co.LIP(eps)], utility=co.Distortion("hamming"), **kw)
+
+
+def lp(p):
+    return co.solve(p, closed_forms=False)
+
+
+def random_prior(rng, d):
+    return rng.dirichlet(np.full(d, rng.choice([0.2, 1.0, 5.0])))
+
+
+def vertices(P, eps):
+    """Every vertex of {e^-eps P <= v <= min(e^eps P, 1), sum v = 1}, by brute force: one free
+    coordinate, the others at a bound."""
+    lo, hi = math.exp(-eps) * P, np.minimum(math.exp(eps) * P, 1.0)
+    out = []
+    for i in range(P.size):
+        rest = [x for x in range(P.size) if x != i]
+        for bits in itertools.product([0, 1], repeat=P.size - 1):
+            v = np.empty(P.size)
+            v[rest] = np.where(bits, hi[rest], lo[rest])
+            v[i] = 1.0 - v[rest].sum()
+            if lo[i] - 1e-12 <= v[i] <= hi[i] + 1e-12:
+                out.append(v)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_equals_the_whole_lp_with_a_bound_that_certifies_it(seed):
+    rng = np.random.default_rng(100 + seed)
+    taken = 0
+    for _ in range(15):
+        d = int(rng.integers(3, 36))
+        P, eps = random_prior(rng, d), float(np.exp(rng.uniform(np.log(0.05), np.log(5.0))))
+        p = hamming(P, eps)
+        r, ref = co.solve(p), lp(p)
+        assert r.status == ref.status == "optimal"
+        assert r.objective == pytest.approx(ref.objective, abs=1e-9), (P, eps)
+        if r.method == "top-outputs":
+            taken += 1
+            assert r.certificate.method == "posterior-dual"
+            assert r.certificate.bound <= ref.objective + 1e-12       # a valid bound ...
+            assert r.certificate.gap <= 1e-9                          # ... that closes the gap
+            assert co.audit(p, r.full_channel).ok
+    assert taken >= 8
+
+
+def test_pricing_is_the_maximum_over_every_vertex_of_the_lip_box():
+    rng = np.random.default_rng(7)
+    for _ in range(30):
+        d = int(rng.integers(2, 9))
+        P, eps = random_prior(rng, d), float(rng.uniform(0.05, 4.0))
+        alpha = P * rng.normal(0.3, 0.5, d)
+        V = vertices(P, eps)
+        G = np.eye(d) - (alpha / P)[None, :]
+        brute = (G @ V.T).max(axis=1)
+        assert T._terms(LIPBox(P, eps), alpha, False) == pytest.approx(brute, abs=1e-12)
+        extra = T._terms(LIPBox(P, eps), alpha, True)[-1]
+        assert extra == pytest.approx((-(alpha / P) @ V.T).max(), abs=1e-12)
+
+
+def test_the_bound_holds_for_any_row_multipliers():
+    """1 - (sum(alpha) + max_y term_y) is below the least distortion whatever alpha is (weak
+    duality), and reaches it at the reduced LP's multipliers."""
+    rng = np.random.default_rng(8)
+    for _ in range(20):
+        d = int(rng.integers(2, 12))
+        P, eps = random_prior(rng, d), float(rng.uniform(0.1, 3.0))
+        best = lp(hamming(P, eps)).objective
+        for scale in (0.0, 0.1, 1.0):
+            alpha = P * (1 + scale * rng.normal(size=d))
+            bound = 1.0 - (alpha.sum() + T._terms(LIPBox(P, eps), alpha, False).max())
+            assert bound <= best + 1e-12
+
+
+def test_inputs_outside_the_outputs_share_one_row_and_the_channel_passes_the_audit():
+    P = np.random.default_rng(3).dirichlet(np.ones(40))
+    p = hamming(P, 1.0)
+    q, bound, info = T.top_outputs(p)
+    S = np.flatnonzero(q.sum(axis=0) > 0)
+    out = np.setdiff1d(np.arange(40), S)
+    assert info["outputs"] < 10 and np.array_equal(S, np.sort(np.argsort(-P)[:S.size]))   # the most probable
+    assert np.allclose(q[out], q[out[0]], atol=0)                                           # one merged row
+    report = co.audit(p, q)
+    assert report.ok and report.leakage["lip"] <= 1.0 + 1e-9
+    assert p.utility.evaluate(p, q) == pytest.approx(lp(p).objective, abs=1e-10)
+
+
+def test_extra_outputs_are_priced_too():
+    P = np.random.default_rng(4).dirichlet(np.ones(12))
+    p = hamming(P, 0.8, output_size=14)
+    r, ref = co.solve(p), lp(p)
+    assert r.method == "top-outputs" and r.objective == pytest.approx(ref.objective, abs=1e-10)
+    assert r.full_channel.shape == (12, 14)
+
+
+@pytest.mark.parametrize("case", ["latent secret", "two notions", "ldp", "mae"])
+def test_not_applied_outside_its_setting(case):
+    kw = {"prior": np.array([0.4, 0.3, 0.2, 0.06, 0.04]), "privacy": [co.LIP(0.5)], "utility": co.Distortion("hamming")}
+    if case == "latent secret":
+        kw["prior"] = np.array([0.3, 0.25, 0.15, 0.15, 0.15])
+        kw["latent"] = {"prior": [0.5, 0.5], "conditional": [[0.4, 0.3, 0.1, 0.1, 0.1], [0.2, 0.2, 0.2, 0.2, 0.2]]}
+    elif case == "two notions":
+        kw["privacy"] = [co.LIP(0.5), co.LDP(2.0)]
+    elif case == "ldp":
+        kw["privacy"] = [co.LDP(0.5)]
+    elif case == "mae":
+        kw["utility"] = co.Distortion("mae")
+    p = co.Problem(**kw)
+    assert not T.applies(p)
+    assert co.solve(p).method != "top-outputs"
+
+
+def test_a_sweep_reuses_its_outputs_and_equals_fresh_lps_point_by_point():
+    P = np.random.default_rng(5).dirichlet(np.ones(48))
+    eps = np.r_[np.linspace(0.3, 3.0, 12), np.linspace(3.0, 0.3, 12)]      # up, then back down
+    sw = co.sweep(hamming(P, 1.0), epsilon=eps)
+    assert all(r.method == "top-outputs" and r.status == "optimal" for r in sw)
+    for e, r in zip(eps, sw):
+        assert r.objective == pytest.approx(lp(hamming(P, float(e))).objective, abs=1e-10)
+    sizes = [r.certificate["outputs"] for r in sw]
+    assert sizes[11] > sizes[0] and sizes[-1] < sizes[12]                   # S follows eps both ways
+
+
+def test_map_under_lip_goes_through_the_reduced_lp_and_equals_vertex_enumeration():
+    P = np.random.default_rng(9).dirichlet(np.ones(9))
+    p = co.Problem(prior=P, privacy=[co.LIP(0.7)], utility=co.Bayes("map"))
+    fast, slow = co.solve(p), co.solve(p, bayes_options={"posterior": "enumerate"})
+    assert fast.certificate["algorithm"] == "map-hamming-top-outputs"
+    assert fast.status == slow.status == "optimal"
+    assert fast.objective == pytest.approx(slow.objective, abs=1e-10)
