@@ -1,7 +1,7 @@
-"""Hamming under LIP on the most probable outputs (`methods.top_outputs`): the reduced LP's
-channel and bound against the whole LP (the truth: a named solver, closed forms off), its
-pricing against every vertex of the LIP box, its bound for arbitrary multipliers, and sweeps
-against fresh solves point by point."""
+"""Hamming under LIP and ID-LDP on the most probable outputs (`methods.top_outputs`): the
+reduced LP's channel and bound against the whole LP (the truth: closed forms off), its pricing
+against every vertex of the LIP box and against scipy's LP over the pairwise ID-LDP polytope,
+its bound for arbitrary multipliers, and sweeps against fresh solves point by point."""
 
 import itertools
 import math
@@ -11,7 +11,6 @@ import pytest
 
 import channelopt as co
 from channelopt.methods import top_outputs as T
-from channelopt.methods.structured import LIPBox
 
 
 def hamming(P, eps, **kw):
@@ -71,8 +70,8 @@ def test_pricing_is_the_maximum_over_every_vertex_of_the_lip_box():
         V = vertices(P, eps)
         G = np.eye(d) - (alpha / P)[None, :]
         brute = (G @ V.T).max(axis=1)
-        assert T._terms(LIPBox(P, eps), alpha, False) == pytest.approx(brute, abs=1e-12)
-        extra = T._terms(LIPBox(P, eps), alpha, True)[-1]
+        assert T._LIPShape(P, eps).terms(alpha, False) == pytest.approx(brute, abs=1e-12)
+        extra = T._LIPShape(P, eps).terms(alpha, True)[-1]
         assert extra == pytest.approx((-(alpha / P) @ V.T).max(), abs=1e-12)
 
 
@@ -86,7 +85,7 @@ def test_the_bound_holds_for_any_row_multipliers():
         best = lp(hamming(P, eps)).objective
         for scale in (0.0, 0.1, 1.0):
             alpha = P * (1 + scale * rng.normal(size=d))
-            bound = 1.0 - (alpha.sum() + T._terms(LIPBox(P, eps), alpha, False).max())
+            bound = 1.0 - (alpha.sum() + T._LIPShape(P, eps).terms(alpha, False).max())
             assert bound <= best + 1e-12
 
 
@@ -146,3 +145,76 @@ def test_map_under_lip_goes_through_the_reduced_lp_and_equals_vertex_enumeration
     assert fast.certificate["algorithm"] == "map-hamming-top-outputs"
     assert fast.status == slow.status == "optimal"
     assert fast.objective == pytest.approx(slow.objective, abs=1e-10)
+
+
+def id_problem(P, levels, rng, combine="min", **kw):
+    return co.Problem(prior=P, privacy=[co.IDLDP(epsilons=rng.choice(levels, size=P.size), combine=combine)],
+                      utility=co.Distortion("hamming"), **kw)
+
+
+@pytest.mark.parametrize("combine", ["min", "avg", "max"])
+def test_id_ldp_pricing_is_the_lp_maximum_over_the_pairwise_polytope(combine):
+    """The ray-and-threshold pricing against scipy's LP over u with every pair constraint
+    `u_x <= e^{r(eps_x, eps_x')} u_x'` written out, `P . u = 1`."""
+    from scipy.optimize import linprog
+
+    rng = np.random.default_rng(11)
+    for _ in range(12):
+        d, K = int(rng.integers(2, 9)), int(rng.integers(1, 4))
+        P = random_prior(rng, d)
+        p = id_problem(P, np.sort(rng.uniform(0.2, 2.5, K)), rng, combine)
+        shape = T._shape(p)
+        R = np.exp(p.privacy[0].pair_budgets())
+        i, j = np.nonzero(~np.eye(d, dtype=bool))
+        A = np.zeros((i.size, d))
+        A[np.arange(i.size), i] = 1.0
+        A[np.arange(i.size), j] = -R[i, j]
+        alpha = P * rng.normal(0.4, 0.5, d)
+        got = shape.terms(alpha, True)
+        for y in range(d + 1):
+            c = -alpha + (P * np.eye(d)[y] if y < d else 0.0)
+            lp_max = -linprog(-c, A_ub=A, b_ub=np.zeros(i.size), A_eq=P[None, :], b_eq=[1.0], method="highs").fun
+            assert got[y] == pytest.approx(lp_max, abs=1e-11), (d, K, y)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_id_ldp_equals_the_whole_lp_with_a_bound_that_certifies_it(seed):
+    rng = np.random.default_rng(200 + seed)
+    taken = 0
+    for _ in range(12):
+        d, K = int(rng.integers(T.ID_MIN_D, 90)), int(rng.integers(1, 4))
+        P = random_prior(rng, d)
+        p = id_problem(P, np.sort(rng.uniform(0.1, 3.0, K)), rng, str(rng.choice(["min", "avg", "max"])))
+        r, ref = co.solve(p), lp(p)
+        assert r.status == ref.status == "optimal"
+        assert r.objective == pytest.approx(ref.objective, abs=1e-9)
+        if r.method == "top-outputs":
+            taken += 1
+            assert r.certificate.bound <= ref.objective + 1e-12 and r.certificate.gap <= 1e-9
+            assert co.audit(p, r.full_channel).ok
+    assert taken >= 6
+
+
+def test_a_minid_scale_sweep_equals_fresh_lps_point_by_point():
+    from channelopt import bench
+
+    P = np.random.default_rng(6).dirichlet(np.ones(64))
+    base = co.Problem(prior=P, privacy=[co.IDLDP(epsilons=bench.instance("minid-ldp", 64).budgets)],
+                      utility=co.Distortion("hamming"))
+    scale = np.linspace(0.3, 2.5, 10)
+    sw = co.sweep(base, scale=scale)
+    assert all(r.method == "top-outputs" and r.status == "optimal" for r in sw)
+    for s, r in zip(scale, sw):
+        fresh = co.Problem(prior=P, privacy=[co.IDLDP(epsilons=s * base.privacy[0].epsilons)], utility=base.utility)
+        assert r.objective == pytest.approx(lp(fresh).objective, abs=1e-10)
+
+
+def test_id_ldp_with_more_levels_pair_budgets_or_few_inputs_takes_the_lp():
+    rng = np.random.default_rng(12)
+    d = T.ID_MIN_D
+    P = random_prior(rng, d)
+    four = id_problem(P, np.array([0.5, 1.0, 1.5, 2.0]), rng)
+    pairs = co.Problem(prior=P, privacy=[co.IDLDP(pair_epsilons=np.full((d, d), 1.0))], utility=co.Distortion("hamming"))
+    small = id_problem(P[:8] / P[:8].sum(), np.array([0.5, 1.0]), rng)
+    for p in (four, pairs, small):
+        assert not T.applies(p) and co.solve(p).method != "top-outputs"

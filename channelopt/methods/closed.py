@@ -10,9 +10,10 @@ Before an LP is built for a distortion utility, `closed_form_result` tries
                    randomized response for LDP (GRR for a uniform prior) and RR-LIP for LIP with
                    G = X, both for Hamming distortion, each with Lagrange multipliers built in
                    O(d^2) (`closed_forms`);
-  "top-outputs"    Hamming under one LIP notion with G = X where RR-LIP is not feasible: the LP
-                   on the most probable outputs with the other inputs merged, certified on the
-                   whole problem by exact pricing (`top_outputs`).
+  "top-outputs"    Hamming under one LIP notion with G = X where RR-LIP is not feasible, or one
+                   ID-LDP notion on at most 3 budget levels: the LP on the most probable outputs
+                   with the other inputs merged, certified on the whole problem by exact pricing
+                   (`top_outputs`).
 
 A candidate is audited exactly like a solver's channel and returned only when its bound certifies
 it to `frontend.OPTIMAL_GAP`; otherwise the LP runs as before. The result says which path was

@@ -1,29 +1,33 @@
-"""Hamming distortion under eps-LIP (G = X) on the most probable outputs: a small LP, certified
-on the whole problem.
+"""Hamming distortion under one LIP (G = X) or per-level ID-LDP notion on the most probable
+outputs: a small LP, certified on the whole problem.
 
-The optimal LIP channels for Hamming distortion that the whole LP returns report only the k
-most probable symbols, k about e^eps + 1 (where RR-LIP, which uses all d, is infeasible). Two
-reductions make the LP that finds them small:
+The optimal channels for Hamming distortion that the whole LP returns under these notions report
+only a few of the most probable symbols (LIP: about e^eps + 1 of them, where RR-LIP, which uses
+all d, is infeasible). Two reductions make the LP that finds them small:
 
 - outputs: only the set S of candidate outputs gets a column (the others are 0);
-- inputs: the inputs outside S gain nothing from any output of S, and their LIP constraints are
-  the same for every input (`e^-eps Pr(Y=y) <= q[x, y] <= e^eps Pr(Y=y)`; the cap
-  `min(e^eps, 1/P_x)` of `lip.upper_factor` only drops rows that always hold). Replacing their
-  rows by the prior-weighted mean row keeps Pr(Y), every constraint and the accuracy, so they
-  are one merged input of mass P(not S).
+- inputs: the inputs outside S gain nothing from any output of S, and inputs of one group meet
+  the same constraints: under LIP every input (`e^-eps Pr(Y=y) <= q[x, y] <= e^eps Pr(Y=y)`; the
+  cap `min(e^eps, 1/P_x)` of `lip.upper_factor` only drops rows that always hold), under ID-LDP
+  the inputs of one budget level (their pair budgets to every other input are the same).
+  Replacing the rows of a group's inputs outside S by their prior-weighted mean keeps Pr(Y),
+  every constraint (they are linear and the same for each) and the accuracy, so each group is
+  one merged input.
 
-The LP over (|S| + 1) x |S| entries is solved by HiGHS. Its row multipliers alpha (the merged
+The LP over (|S| + merged) x |S| entries is solved by HiGHS. Its row multipliers alpha (a merged
 input's spread over its members in proportion to P) give, for every channel of the whole
 problem, `Pr(Y = X) <= sum(alpha) + max_y max_u sum_x (P_x [x = y] - alpha_x) u_x` over the
-admissible posterior ratios u (the LIP box cut by `P . u = 1`): the rows of a channel sum to 1
-and its columns are `Pr(Y=y) u_y` with `sum_y Pr(Y=y) = 1`. The inner max is a fractional
-knapsack per output (`structured.LIPBox.support`), exact. Outputs outside S whose term is
-positive join S and the LP runs again; when none is, the bound certifies the channel. This is
-the column generation of the Hamming LP by outputs, with a pricing that is exact.
+admissible posterior ratios u (`P . u = 1`): the rows of a channel sum to 1 and its columns are
+`Pr(Y=y) u_y` with `sum_y Pr(Y=y) = 1`. The inner max is exact: under LIP a fractional knapsack
+per output (`structured.LIPBox.support`); under ID-LDP a threshold on `c_x / P_x` at each extreme
+ray of the levels' cone (`_IDShape`). Outputs outside S whose term is positive join S and the LP
+runs again; when none is, the bound certifies the channel. This is the column generation of the
+Hamming LP by outputs, with a pricing that is exact.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from dataclasses import dataclass, field
@@ -31,20 +35,32 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from ..notions.ldp import IDLDP
 from ..notions.lip import LIP
 from ..problem import Problem
 from .lp import load_program, new_highs
 from .structured import LIPBox
 
 ROUNDS = 6
-"""Pricing rounds before giving up (each adds every output with a positive term)."""
+"""Pricing rounds before giving up (each adds the outputs with the largest positive terms)."""
 MAX_SHARE = 0.75
 """Give up (the whole LP runs) once S holds more than this share of the outputs. Measured on 26
-budgets in 0.5..3 (Dirichlet(1) priors, solve with the LP as fallback against the LP alone):
+LIP budgets in 0.5..3 (Dirichlet(1) priors, solve with the LP as fallback against the LP alone):
 d = 8 45 / 40 ms, d = 16 63 / 62 ms, d = 32 95 / 189 ms; with 0.5, d = 8 took 63 ms (7 points
 tried the reduced LP in vain)."""
 PRICE_TOL = 1e-12
 """An output joins S when its term exceeds this (accuracy units)."""
+DINKELBACH_STEPS = 100
+"""Dinkelbach steps per extreme ray in the ID-LDP pricing (it stops when the ratio stops rising;
+3-6 steps are typical)."""
+ID_MIN_D = 64
+"""ID-LDP from this many inputs on: below, its extreme rays (4.5 ms at three levels) and pricing
+cost more than the whole LP saves. MinID-LDP with the benchmark's budgets times 26 scales in
+0.5..3, this path against the LP alone: d = 32 446 / 197 ms, d = 48 583 / 541 ms, d = 64 300 /
+351 ms, d = 96 408 / 606 ms."""
+MAX_LEVELS = 3
+"""ID-LDP with at most this many budget levels: the extreme rays of the levels' cone are found by
+trying every set of 2K - 1 of its K + K^2 facets (792 at K = 3, 77,520 at K = 4)."""
 
 
 @dataclass
@@ -57,17 +73,158 @@ class Warm:
     info: dict = field(default_factory=dict)
 
 
+class _LIPShape:
+    """eps-LIP with G = X: one group; per entry `e^-eps lam_j <= q[i, j] <= up_i lam_j` with
+    `lam_j = sum_i mass_i q[i, j]` (one auxiliary per output)."""
+
+    def __init__(self, P: np.ndarray, eps: float):
+        self.eps = eps
+        """The optima seen use about e^eps + 1 outputs (where RR-LIP is infeasible)."""
+        self.fam = LIPBox(P, eps)
+        self.groups = np.zeros(P.size, dtype=int)
+
+    def rows(self, mass: np.ndarray, label: np.ndarray, k: int):
+        n_q, n = mass.size * k, mass.size * k + k
+        with np.errstate(divide="ignore"):
+            up = np.minimum(math.exp(min(self.eps, 700.0)), 1.0 / mass)
+        ij = np.arange(n_q)
+        i, j = ij // k, ij % k
+        # q[i, j] - up_i lam[j] <= 0, then e^-eps lam[j] - q[i, j] <= 0
+        A_ub = sp.csr_matrix((np.r_[np.ones(n_q), -up[i], -np.ones(n_q), np.full(n_q, math.exp(-self.eps))],
+                              (np.r_[ij, ij, n_q + ij, n_q + ij], np.r_[ij, n_q + j, ij, n_q + j])), shape=(2 * n_q, n))
+        # sum_i mass_i q[i, j] - lam[j] = 0
+        E = sp.csr_matrix((np.r_[mass[i], -np.ones(k)], (np.r_[j, np.arange(k)], np.r_[ij, n_q + np.arange(k)])),
+                          shape=(k, n))
+        return A_ub, E, n
+
+    def terms(self, alpha: np.ndarray, extra: bool) -> np.ndarray:
+        G = np.eye(self.fam.d) - (alpha / self.fam.P)[None, :]
+        if extra:
+            G = np.vstack([G, -(alpha / self.fam.P)[None, :]])
+        return self.fam.support(G)[0]
+
+
+class _IDShape:
+    """ID-LDP with budgets on K levels: a group per level; per output, the level's least and
+    largest entries a[l, j] <= q[i, j] <= b[l, j] and `b[l, j] <= e^{r(l, l')} a[l', j]` for every
+    ordered pair of levels (the per-level form of `IDLDP.linear`)."""
+
+    def __init__(self, P: np.ndarray, levels: np.ndarray, groups: np.ndarray, R: np.ndarray):
+        self.P, self.groups, self.R = P, groups, R
+        self.K = levels.size
+        self.eps = float(levels.min())
+        """The optima seen use about e^eps + 1 outputs with eps the least budget (MinID-LDP, the
+        benchmark's levels, scales 0.5..3: 3, 4, 9, 22 outputs)."""
+        self.rays = _level_rays(R)
+
+    def rows(self, mass: np.ndarray, label: np.ndarray, k: int):
+        K, n_q = self.K, mass.size * k
+        n = n_q + 2 * K * k
+        ij = np.arange(n_q)
+        i, j = ij // k, ij % k
+        a_of = n_q + label[i] * k + j                     # a[label_i, j]
+        b_of = n_q + K * k + label[i] * k + j             # b[label_i, j]
+        lk = np.arange(K * K * k)
+        l1, l2, jj = lk // (K * k), (lk // k) % K, lk % k
+        rows = np.r_[ij, ij, n_q + ij, n_q + ij, 2 * n_q + lk, 2 * n_q + lk]
+        cols = np.r_[a_of, ij, ij, b_of, n_q + K * k + l1 * k + jj, n_q + l2 * k + jj]
+        vals = np.r_[np.ones(n_q), -np.ones(n_q), np.ones(n_q), -np.ones(n_q), np.ones(lk.size), -self.R[l1, l2]]
+        A_ub = sp.csr_matrix((vals, (rows, cols)), shape=(2 * n_q + lk.size, n))
+        return A_ub, sp.csr_matrix((0, n)), n
+
+    def terms(self, alpha: np.ndarray, extra: bool) -> np.ndarray:
+        """Per output, `max_u c . u` over the admissible u with `P . u = 1`, c = P e_y - alpha.
+
+        A vertex puts each input of level l at a[l] or b[l] for an extreme ray (a, b) of the
+        levels' cone (for a fixed choice the objective is linear in (a, b)). For a fixed ray the
+        best choice maximizes the ratio `c . u / P . u`; by Dinkelbach's method it raises exactly
+        the inputs with `c_x / P_x` above the ratio, and iterating `lam <- ratio of {x : c_x / P_x
+        > lam}` climbs to it in a few steps. With r = -alpha / P sorted once, a row differs from
+        it only at its own output (ratio r_y + 1), so each step is a search in prefix sums."""
+        P, d = self.P, self.P.size
+        beta = -alpha / P
+        order = np.argsort(-beta, kind="stable")
+        desc = -beta[order]                                   # ascending, for searchsorted
+        y = np.arange(d)
+        own = np.ones(d)                                      # the +1 of row y's own ratio
+        if extra:                                             # the output that gains nothing
+            y, own = np.r_[y, 0], np.r_[own, 0.0]
+        best = np.full(y.size, -np.inf)
+        for a, b in self.rays:
+            ax, wx = a[self.groups], (b - a)[self.groups]
+            PW = np.r_[0.0, np.cumsum((P * wx)[order])]
+            PWB = np.r_[0.0, np.cumsum((P * wx * beta)[order])]
+            AN, AD = float(P @ (ax * beta)), float(P @ ax)
+            rest = (desc, PW, PWB, AN, AD, own * P[y] * ax[y], P[y] * wx[y], beta[y], own)
+            lam = (AN + rest[5]) / AD                         # no input raised
+            for _ in range(DINKELBACH_STEPS):
+                nxt = _ratio(lam, *rest)
+                if np.all(nxt <= lam):
+                    break
+                lam = np.maximum(lam, nxt)
+            best = np.maximum(best, lam)
+        return best
+
+
+def _ratio(lam, desc, PW, PWB, AN, AD, py_a, py_w, by, own):
+    """`_IDShape.terms`' ratio `c . u / P . u` per row at the inputs with ratio above lam: the
+    base ratios r (`desc` = -r sorted ascending, prefix sums PW of P w and PWB of P w r in that
+    order, totals AN of P a r and AD of P a), corrected at each row's own output y (ratio by +
+    own, with its P_y a_y and P_y w_y)."""
+    t = np.searchsorted(desc, -lam, side="left")             # how many r_x > lam
+    base_in, own_in = by > lam, by + own > lam
+    num = AN + py_a + PWB[t] - np.where(base_in, py_w * by, 0.0) + np.where(own_in, py_w * (by + own), 0.0)
+    den = AD + PW[t] - np.where(base_in, py_w, 0.0) + np.where(own_in, py_w, 0.0)
+    return num / den
+
+
+def _level_rays(R: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The extreme rays (a, b), scaled to sum 1, of the cone `a_l <= b_l`, `b_l <= R[l, l'] a_l'`
+    (every l, l'): each spans the null space of 2K - 1 of its facets and meets the others."""
+    K = R.shape[0]
+    F = np.array([np.r_[np.eye(K)[l], -np.eye(K)[l]] for l in range(K)]                          # a_l - b_l <= 0
+                 + [np.r_[-R[l, m] * np.eye(K)[m], np.eye(K)[l]] for l in range(K) for m in range(K)])  # b_l - R a_m <= 0
+    picks = np.array(list(itertools.combinations(range(len(F)), 2 * K - 1)))
+    _, sv, vt = np.linalg.svd(F[picks])                       # one batched SVD
+    Z = vt[:, -1, :] * np.sign(vt[:, -1, :].sum(axis=1, keepdims=True))
+    ok = (sv[:, -1] >= 1e-9 * sv[:, 0]) & (Z.sum(axis=1) > 0)  # rank 2K - 1: a single ray
+    ok &= np.all(Z @ F.T <= 1e-12 * np.abs(Z).max(axis=1, keepdims=True), axis=1) & np.all(Z >= -1e-12, axis=1)
+    Z = np.maximum(Z[ok], 0.0)
+    Z /= Z.sum(axis=1, keepdims=True)
+    _, first = np.unique(np.round(Z, 12), axis=0, return_index=True)
+    return [(z[:K], z[K:]) for z in Z[np.sort(first)]]
+
+
+def _reducible(n, d: int) -> bool:
+    """A `lip` notion, or an `id-ldp` notion with per-input budgets on at most MAX_LEVELS levels
+    from ID_MIN_D inputs on."""
+    return isinstance(n, LIP) or (isinstance(n, IDLDP) and n.pair_epsilons is None and d >= ID_MIN_D
+                                  and np.unique(n.epsilons).size <= MAX_LEVELS)
+
+
+def _shape(problem: Problem):
+    """The shape of the problem's one notion (`applies` holds)."""
+    n = problem.privacy[0]
+    if isinstance(n, LIP):
+        return _LIPShape(problem.prior, float(n.epsilon))
+    levels, groups = np.unique(n.epsilons, return_inverse=True)
+    R = np.exp(np.array(n._rule()(levels[:, None], levels[None, :]), dtype=float))
+    return _IDShape(problem.prior, levels, groups, R)
+
+
 def applies(problem: Problem) -> bool:
-    """One `lip` notion with G = X, plain Hamming distortion, a prior with no zero entry."""
-    return (len(problem.privacy) == 1 and isinstance(problem.privacy[0], LIP) and problem.latent is None
-            and problem.utility is not None and problem.utility.plain_hamming(problem)
-            and bool(np.all(problem.prior > 0)))
+    """One `lip` notion with G = X or one `id-ldp` notion with per-input budgets on at most
+    MAX_LEVELS levels (d >= ID_MIN_D); plain Hamming distortion; a prior with no zero entry."""
+    return (len(problem.privacy) == 1 and problem.latent is None and problem.utility is not None
+            and problem.utility.plain_hamming(problem) and bool(np.all(problem.prior > 0))
+            and _reducible(problem.privacy[0], problem.d))
 
 
 def top_outputs(problem: Problem, warm: Warm | None = None,
                 time_limit: float | None = None) -> tuple[np.ndarray, float, dict] | None:
-    """The optimal channel for Hamming distortion under eps-LIP (G = X) by the reduced LP on the
-    most probable outputs, with a bound on the whole problem (see the module docstring).
+    """The optimal channel for Hamming distortion under one LIP (G = X) or ID-LDP notion by the
+    reduced LP on the most probable outputs, with a bound on the whole problem (see the module
+    docstring).
 
     Parameters
     ----------
@@ -88,10 +245,8 @@ def top_outputs(problem: Problem, warm: Warm | None = None,
     P = problem.prior
     d, m = problem.d, problem.m
     deadline = time.perf_counter() + (np.inf if time_limit is None else time_limit)
-    eps = float(problem.privacy[0].epsilon)
-    fam = LIPBox(P, eps)
-    by_mass = np.argsort(-P, kind="stable")
-    S = by_mass[:min(d, math.ceil(math.exp(min(eps, 700.0)) + 1.0))]   # the optima seen use about e^eps + 1
+    shape = _shape(problem)
+    S = np.argsort(-P, kind="stable")[:min(d, math.ceil(math.exp(min(shape.eps, 700.0)) + 1.0))]
     if warm is not None and warm.S is not None:
         S = np.union1d(S, warm.S)
     S = np.sort(S)
@@ -101,27 +256,25 @@ def top_outputs(problem: Problem, warm: Warm | None = None,
     rounds = 0
     while True:
         rounds += 1
-        if rounds > ROUNDS or MAX_SHARE * d < S.size < d:
+        if rounds > ROUNDS or S.size > MAX_SHARE * d:       # (S = X: the whole LP, in another form)
             return None
         basis = warm.basis if warm is not None and warm.S is not None and np.array_equal(warm.S, S) else None
-        solved = _reduced_lp(P, S, eps, h, basis, deadline)
+        solved = _reduced_lp(shape, P, S, h, basis, deadline)
         if solved is None:
             return None
-        q_red, alpha_red, basis = solved
-        alpha = _spread(P, S, alpha_red)
-        terms = _terms(fam, alpha, m > d)
+        q_red, alpha_red, basis, row_of = solved
+        alpha = _spread(P, row_of, alpha_red)
+        terms = shape.terms(alpha, m > d)
         if terms[d:].size and terms[d] > PRICE_TOL:      # an output outside X would gain: not this method's
             return None
         outside = np.setdiff1d(np.arange(d), S)
         join = outside[terms[outside] > PRICE_TOL]
         if not join.size:
             break
-        # the best few (all positive ones at once overshoot: 38 outputs where 9 are used, d = 128)
+        # the best few (all positive ones at once overshoot: 38 outputs where 9 are used, LIP d = 128)
         S = np.sort(np.r_[S, join[np.argsort(-terms[join], kind="stable")[:max(2, S.size // 2)]]])
     q = np.zeros((d, m))
-    rows = np.full(d, S.size)                       # the merged input's row for inputs outside S
-    rows[S] = np.arange(S.size)
-    q[:, S] = q_red[rows]
+    q[:, S] = q_red[row_of]
     accuracy_bound = math.fsum(alpha) + float(terms.max())
     allowance = 8 * d * np.finfo(float).eps * (float(np.abs(alpha).sum()) + float(np.abs(terms).max()) + 1.0)
     used = q.sum(axis=0)[S] > 0
@@ -130,58 +283,36 @@ def top_outputs(problem: Problem, warm: Warm | None = None,
     return q, 1.0 - accuracy_bound - allowance, {"algorithm": "top-outputs", "outputs": int(used.sum()), "rounds": rounds}
 
 
-def _spread(P: np.ndarray, S: np.ndarray, alpha_red: np.ndarray) -> np.ndarray:
-    """Row multipliers of the whole problem: S's own, and the merged input's in proportion to P."""
-    alpha = np.empty(P.size)
-    out = np.ones(P.size, dtype=bool)
-    out[S] = False
-    alpha[S] = alpha_red[:S.size]
-    if out.any():
-        alpha[out] = alpha_red[S.size] * P[out] / P[out].sum()
-    return alpha
+def _spread(P: np.ndarray, row_of: np.ndarray, alpha_red: np.ndarray) -> np.ndarray:
+    """Row multipliers of the whole problem: each input's reduced row's, a merged row's spread
+    over its members in proportion to P."""
+    mass = np.bincount(row_of, weights=P, minlength=alpha_red.size)
+    return alpha_red[row_of] * P / mass[row_of]
 
 
-def _terms(fam: LIPBox, alpha: np.ndarray, extra: bool) -> np.ndarray:
-    """Per output y, `max_u sum_x (P_x [x = y] - alpha_x) u_x` over the admissible posteriors (in
-    posterior mass v = P u: `(e_y - alpha / P) . v`), and last, when `extra`, the same for an
-    output that gains nothing (m > d)."""
-    G = np.eye(fam.d) - (alpha / fam.P)[None, :]
-    if extra:
-        G = np.vstack([G, -(alpha / fam.P)[None, :]])
-    sig, _ = fam.support(G)
-    return sig
-
-
-def _reduced_lp(P: np.ndarray, S: np.ndarray, eps: float, h, basis, deadline: float = np.inf):
-    """max sum_j P_{S_j} q[j, j] over the (|S| + merged) x |S| channel with variables q and
-    lam[j] = Pr(Y = S_j): `q[i, j] <= up_i lam[j]`, `e^-eps lam[j] <= q[i, j]`,
-    `sum_i P_i q[i, j] = lam[j]`, `sum_j q[i, j] = 1`. Returns (q, row multipliers alpha of the
-    rows' sums, HiGHS basis) or None (HiGHS failed, or the deadline passed)."""
+def _reduced_lp(shape, P: np.ndarray, S: np.ndarray, h, basis, deadline: float = np.inf):
+    """max sum_j P_{S_j} q[j, j] over the reduced channel: a row per input of S (in S's order),
+    then one per group of the other inputs, a column per output of S; the notion's rows
+    (`shape.rows`) and `sum_j q[i, j] = 1`. Returns (q, the row sums' multipliers alpha, HiGHS
+    basis, each input's row) or None (HiGHS failed, or the deadline passed)."""
     import highspy
 
-    k = S.size
-    mass = np.r_[P[S], np.delete(P, S).sum()] if k < P.size else P[S].copy()
+    d, k = P.size, S.size
+    row_of = np.empty(d, dtype=int)
+    row_of[S] = np.arange(k)
+    out = np.setdiff1d(np.arange(d), S)
+    merged, row_of[out] = np.unique(shape.groups[out], return_inverse=True)
+    row_of[out] += k
+    mass = np.bincount(row_of, weights=P)
+    label = np.r_[shape.groups[S], merged]
     r = mass.size
     n_q = r * k
-    with np.errstate(divide="ignore"):
-        up = np.minimum(math.exp(min(eps, 700.0)), 1.0 / mass)
-    low = math.exp(-eps)
-    ij = np.arange(n_q)
-    i, j = ij // k, ij % k
-    # rows 0..n_q-1: q[i, j] - up_i lam[j] <= 0; rows n_q..2 n_q-1: low lam[j] - q[i, j] <= 0
-    rr = np.r_[ij, ij, n_q + ij, n_q + ij]
-    cc = np.r_[ij, n_q + j, ij, n_q + j]
-    vv = np.r_[np.ones(n_q), -up[i], -np.ones(n_q), np.full(n_q, low)]
-    A_ub = sp.csr_matrix((vv, (rr, cc)), shape=(2 * n_q, n_q + k))
-    # rows 0..k-1: sum_i mass_i q[i, j] - lam[j] = 0; rows k..k+r-1: sum_j q[i, j] = 1
-    er = np.r_[j, np.arange(k), k + i]
-    ec = np.r_[ij, n_q + np.arange(k), ij]
-    ev = np.r_[mass[i], -np.ones(k), np.ones(n_q)]
-    A_eq = sp.csr_matrix((ev, (er, ec)), shape=(k + r, n_q + k))
-    c = np.zeros(n_q + k)
+    A_ub, E, n = shape.rows(mass, label, k)
+    sums = sp.csr_matrix((np.ones(n_q), (np.arange(n_q) // k, np.arange(n_q))), shape=(r, n))
+    c = np.zeros(n)
     c[np.arange(k) * k + np.arange(k)] = -mass[:k]                 # minimize -Pr(Y = X)
-    load_program(h, c, A_ub, np.zeros(2 * n_q), A_eq, np.r_[np.zeros(k), np.ones(r)],
-                 np.zeros(n_q + k), np.full(n_q + k, np.inf))
+    load_program(h, c, A_ub, np.zeros(A_ub.shape[0]), sp.vstack([E, sums], format="csr"),
+                 np.r_[np.zeros(E.shape[0]), np.ones(r)], np.zeros(n), np.full(n, np.inf))
     h.setOptionValue("presolve", "off")
     left = deadline - time.perf_counter()
     if left <= 0:
@@ -195,4 +326,4 @@ def _reduced_lp(P: np.ndarray, S: np.ndarray, eps: float, h, basis, deadline: fl
     sol = h.getSolution()
     z = np.asarray(sol.col_value)
     y = np.asarray(sol.row_dual)
-    return np.maximum(z[:n_q], 0.0).reshape(r, k), -y[2 * n_q + k:], h.getBasis()
+    return np.maximum(z[:n_q], 0.0).reshape(r, k), -y[A_ub.shape[0] + E.shape[0]:], h.getBasis(), row_of
