@@ -53,11 +53,14 @@ PRICE_TOL = 1e-12
 DINKELBACH_STEPS = 100
 """Dinkelbach steps per extreme ray in the ID-LDP pricing (it stops when the ratio stops rising;
 3-6 steps are typical)."""
-ID_MIN_D = 64
-"""ID-LDP from this many inputs on: below, its extreme rays (4.5 ms at three levels) and pricing
-cost more than the whole LP saves. MinID-LDP with the benchmark's budgets times 26 scales in
-0.5..3, this path against the LP alone: d = 32 446 / 197 ms, d = 48 583 / 541 ms, d = 64 300 /
-351 ms, d = 96 408 / 606 ms."""
+ID_MIN_D = 128
+"""ID-LDP from this many inputs on: below, its extreme rays (4 ms at three levels) and pricing
+cost more than the whole LP saves. MinID-LDP with the benchmark's budgets, this path against the
+LP alone: 26 scales in 0.5..3 at d = 32 446 / 197 ms, d = 64 300 / 351 ms, d = 96 408 / 606 ms;
+a 100-point scale sweep at d = 64 0.93 s against 0.47 s warm, at d = 128 0.97 s against 1.02 s
+(fresh: 2.1 s against 3.8 s)."""
+MAX_LEVEL_EPS = 10.0
+"""ID-LDP budgets up to this (pair ratios up to e^10 ~ 2.2e4 keep the facets' rank test clear)."""
 MAX_LEVELS = 3
 """ID-LDP with at most this many budget levels: the extreme rays of the levels' cone are found by
 trying every set of 2K - 1 of its K + K^2 facets (792 at K = 3, 77,520 at K = 4)."""
@@ -180,15 +183,17 @@ def _ratio(lam, desc, PW, PWB, AN, AD, py_a, py_w, by, own):
 
 def _level_rays(R: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
     """The extreme rays (a, b), scaled to sum 1, of the cone `a_l <= b_l`, `b_l <= R[l, l'] a_l'`
-    (every l, l'): each spans the null space of 2K - 1 of its facets and meets the others."""
+    (every l, l'): each spans the null space of 2K - 1 of its facets (one batched SVD) and meets
+    the others. Budgets are at most MAX_LEVEL_EPS, so the facets are well scaled."""
     K = R.shape[0]
     F = np.array([np.r_[np.eye(K)[l], -np.eye(K)[l]] for l in range(K)]                          # a_l - b_l <= 0
                  + [np.r_[-R[l, m] * np.eye(K)[m], np.eye(K)[l]] for l in range(K) for m in range(K)])  # b_l - R a_m <= 0
+    F /= np.linalg.norm(F, axis=1, keepdims=True)               # unit facets: one scale for the rank test
     picks = np.array(list(itertools.combinations(range(len(F)), 2 * K - 1)))
-    _, sv, vt = np.linalg.svd(F[picks])                       # one batched SVD
+    _, sv, vt = np.linalg.svd(F[picks])                          # one batched SVD
     Z = vt[:, -1, :] * np.sign(vt[:, -1, :].sum(axis=1, keepdims=True))
-    ok = (sv[:, -1] >= 1e-9 * sv[:, 0]) & (Z.sum(axis=1) > 0)  # rank 2K - 1: a single ray
-    ok &= np.all(Z @ F.T <= 1e-12 * np.abs(Z).max(axis=1, keepdims=True), axis=1) & np.all(Z >= -1e-12, axis=1)
+    ok = (sv[:, -1] >= 1e-9 * sv[:, 0]) & (Z.sum(axis=1) > 0)   # rank 2K - 1: a single ray
+    ok &= np.all(Z @ F.T <= 1e-12, axis=1) & np.all(Z >= -1e-12, axis=1)
     Z = np.maximum(Z[ok], 0.0)
     Z /= Z.sum(axis=1, keepdims=True)
     _, first = np.unique(np.round(Z, 12), axis=0, return_index=True)
@@ -196,10 +201,10 @@ def _level_rays(R: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
 
 
 def _reducible(n, d: int) -> bool:
-    """A `lip` notion, or an `id-ldp` notion with per-input budgets on at most MAX_LEVELS levels
-    from ID_MIN_D inputs on."""
+    """A `lip` notion, or an `id-ldp` notion with per-input budgets on at most MAX_LEVELS levels,
+    none above MAX_LEVEL_EPS, from ID_MIN_D inputs on."""
     return isinstance(n, LIP) or (isinstance(n, IDLDP) and n.pair_epsilons is None and d >= ID_MIN_D
-                                  and np.unique(n.epsilons).size <= MAX_LEVELS)
+                                  and np.unique(n.epsilons).size <= MAX_LEVELS and n.epsilons.max() <= MAX_LEVEL_EPS)
 
 
 def _shape(problem: Problem):
@@ -279,7 +284,7 @@ def top_outputs(problem: Problem, warm: Warm | None = None,
     allowance = 8 * d * np.finfo(float).eps * (float(np.abs(alpha).sum()) + float(np.abs(terms).max()) + 1.0)
     used = q.sum(axis=0)[S] > 0
     if warm is not None:
-        warm.S, warm.basis = S[used], (basis if used.all() else None)
+        warm.S, warm.basis = S, basis
     return q, 1.0 - accuracy_bound - allowance, {"algorithm": "top-outputs", "outputs": int(used.sum()), "rounds": rounds}
 
 
