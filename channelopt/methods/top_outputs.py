@@ -38,7 +38,7 @@ import scipy.sparse as sp
 from ..notions.ldp import IDLDP
 from ..notions.lip import LIP
 from ..problem import Problem
-from .lp import load_program, new_highs
+from .lp import WARM_PRICING, load_program, new_highs
 from .structured import LIPBox
 
 ROUNDS = 6
@@ -323,6 +323,7 @@ def _reduced_lp(shape, P: np.ndarray, S: np.ndarray, h, basis, deadline: float =
     if left <= 0:
         return None
     h.setOptionValue("time_limit", float(min(left, highspy.kHighsInf)))
+    h.setOptionValue("simplex_dual_edge_weight_strategy", -1 if basis is None else WARM_PRICING["restricted"])
     if basis is not None:
         h.setBasis(basis)
     h.run()
