@@ -241,3 +241,14 @@ def test_the_level_rays_are_every_vertex_of_the_levels_polytope(rule):
             best = -linprog(-c, A_ub=np.array(A), b_ub=np.zeros(len(A)), A_eq=np.ones((1, 2 * K)), b_eq=[1.0],
                             method="highs").fun
             assert (rays @ c).max() == pytest.approx(best, abs=1e-10)
+
+
+def test_a_prior_sweep_keeps_its_outputs_lean_and_equals_fresh_lps():
+    """Each prior's top outputs differ: the union of every earlier point's S would soon pass 3/4 of
+    the outputs and send every later point to the whole LP."""
+    rng = np.random.default_rng(14)
+    priors = rng.dirichlet(np.ones(64), size=12)
+    sw = co.sweep(hamming(priors[0], 1.5), priors=priors)
+    assert all(r.method == "top-outputs" and r.status == "optimal" for r in sw)
+    for P, r in zip(priors, sw):
+        assert r.objective == pytest.approx(lp(hamming(P, 1.5)).objective, abs=1e-10)

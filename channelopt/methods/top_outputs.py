@@ -30,7 +30,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -68,12 +68,13 @@ trying every set of 2K - 1 of its K + K^2 facets (792 at K = 3, 77,520 at K = 4)
 
 @dataclass
 class Warm:
-    """What one point leaves the next along a sweep: the outputs it used and the LP's basis."""
+    """What one point leaves the next along a sweep: its outputs S (with the LP's basis) and the
+    ones its channel used, and the HiGHS instance."""
 
     S: np.ndarray | None = None
+    used: np.ndarray | None = None
     basis: object = None
     highs: object = None
-    info: dict = field(default_factory=dict)
 
 
 class _LIPShape:
@@ -251,10 +252,12 @@ def top_outputs(problem: Problem, warm: Warm | None = None,
     d, m = problem.d, problem.m
     deadline = time.perf_counter() + (np.inf if time_limit is None else time_limit)
     shape = _shape(problem)
-    S = np.argsort(-P, kind="stable")[:min(d, math.ceil(math.exp(min(shape.eps, 700.0)) + 1.0))]
+    S = np.sort(np.argsort(-P, kind="stable")[:min(d, math.ceil(math.exp(min(shape.eps, 700.0)) + 1.0))])
     if warm is not None and warm.S is not None:
-        S = np.union1d(S, warm.S)
-    S = np.sort(S)
+        # the previous S (its basis fits) unless it has outgrown what was used (eps going down,
+        # or another prior's top outputs): then the outputs used and this point's own
+        whole, lean = np.union1d(S, warm.S), np.union1d(S, warm.used if warm.used is not None else S)
+        S = whole if whole.size <= 2 * lean.size else lean
     h = warm.highs if warm is not None and warm.highs is not None else new_highs()
     if warm is not None:
         warm.highs = h
@@ -284,7 +287,7 @@ def top_outputs(problem: Problem, warm: Warm | None = None,
     allowance = 8 * d * np.finfo(float).eps * (float(np.abs(alpha).sum()) + float(np.abs(terms).max()) + 1.0)
     used = q.sum(axis=0)[S] > 0
     if warm is not None:
-        warm.S, warm.basis = S, basis
+        warm.S, warm.used, warm.basis = S, S[used], basis
     return q, 1.0 - accuracy_bound - allowance, {"algorithm": "top-outputs", "outputs": int(used.sum()), "rounds": rounds}
 
 
