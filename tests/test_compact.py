@@ -78,6 +78,41 @@ def test_idldp_per_level_equals_pairwise(seed, combine):
     assert r.objective == pytest.approx(full, rel=1e-8, abs=1e-10)
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_idldp_pair_budgets_on_levels_take_the_per_level_form_and_equal_pairwise(seed):
+    """Pair budgets given directly (`pair_epsilons`) that depend only on classes of inputs are
+    found (`IDLDP.levels`, the classes permuted at random) and compiled per level, with the
+    full pairwise LP's optimum; a matrix off that structure by one entry is never merged wrongly."""
+    rng = np.random.default_rng(300 + seed)
+    d = int(rng.integers(4, 9))                                               # > K: some class has two inputs
+    P, D = instance(rng, d)
+    K = int(rng.integers(1, 4))
+    g = rng.integers(0, K, size=d)
+    B = rng.uniform(0.2, 2.5, size=(K, K))
+    R = B[g][:, g]
+    np.fill_diagonal(R, 0.0)
+    notion = co.IDLDP(pair_epsilons=R)
+    found = notion.levels()
+    assert found is not None and found[1].shape[0] <= K
+    h, RL = found
+    off = ~np.eye(d, dtype=bool)
+    assert np.array_equal(RL[h][:, h][off], R[off])                          # the same budget for every pair
+    problem = co.Problem(prior=P, privacy=[notion], utility=co.Distortion("distortion", matrix=D))
+    prog = build(problem)
+    assert prog.A_ub.shape[0] == d * d + RL.shape[0] ** 2 * d               # per level, as with per-input budgets
+    r = co.solve(problem)
+    assert r.ok and r.leakage["id-ldp"] <= 1 + 1e-7
+    assert r.objective == pytest.approx(full_lp(P, D, np.exp(R)), rel=1e-8, abs=1e-10)
+    q = rng.dirichlet(np.ones(d), size=d)                                     # leakage by levels = by pairs
+    with np.errstate(divide="ignore"):
+        ratio = np.log(q[:, None, :] / q[None, :, :]).max(axis=2)
+    assert notion.leakage(problem, q) == pytest.approx(float((ratio[off] / R[off]).max()), rel=1e-12)
+    R2 = R.copy()
+    R2[0, 1] += 0.01                                                          # off the structure: never merged wrongly
+    other = co.IDLDP(pair_epsilons=R2).levels()
+    assert other is None or np.array_equal(other[1][other[0]][:, other[0]][off], R2[off])
+
+
 def test_compact_forms_are_smaller():
     d = 40
     P = np.full(d, 1 / d)

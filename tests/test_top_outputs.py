@@ -210,12 +210,28 @@ def test_a_minid_scale_sweep_equals_fresh_lps_point_by_point():
         assert r.objective == pytest.approx(lp(fresh).objective, abs=1e-10)
 
 
-def test_id_ldp_with_more_levels_pair_budgets_or_few_inputs_takes_the_lp():
+def test_pair_budgets_on_levels_take_the_reduced_lp():
+    """MinID given as its pair budgets (`pair_epsilons`, d = 128): the same levels, the same path
+    and optimum as its per-input budgets."""
+    from channelopt import bench
+
+    d = T.ID_MIN_D
+    P = np.random.default_rng(15).dirichlet(np.ones(d))
+    e = bench.instance("minid-ldp", d).budgets
+    R = np.minimum(e[:, None], e[None, :])
+    pairs = co.Problem(prior=P, privacy=[co.IDLDP(pair_epsilons=R)], utility=co.Distortion("hamming"))
+    r, ref = co.solve(pairs), lp(co.Problem(prior=P, privacy=[co.IDLDP(epsilons=e)], utility=co.Distortion("hamming")))
+    assert r.method == "top-outputs" and r.status == "optimal"
+    assert r.objective == pytest.approx(ref.objective, abs=1e-10)
+
+
+def test_id_ldp_with_more_levels_unstructured_pair_budgets_or_few_inputs_takes_the_lp():
     rng = np.random.default_rng(12)
     d = T.ID_MIN_D
     P = random_prior(rng, d)
     four = id_problem(P, np.array([0.5, 1.0, 1.5, 2.0]), rng)
-    pairs = co.Problem(prior=P, privacy=[co.IDLDP(pair_epsilons=np.full((d, d), 1.0))], utility=co.Distortion("hamming"))
+    R = rng.uniform(0.5, 2.0, (d, d))
+    pairs = co.Problem(prior=P, privacy=[co.IDLDP(pair_epsilons=(R + R.T) / 2)], utility=co.Distortion("hamming"))
     small = id_problem(P[:8] / P[:8].sum(), np.array([0.5, 1.0]), rng)
     for p in (four, pairs, small):
         assert not T.applies(p)

@@ -113,13 +113,13 @@ class _IDShape:
     largest entries a[l, j] <= q[i, j] <= b[l, j] and `b[l, j] <= e^{r(l, l')} a[l', j]` for every
     ordered pair of levels (the per-level form of `IDLDP.linear`)."""
 
-    def __init__(self, P: np.ndarray, levels: np.ndarray, groups: np.ndarray, R: np.ndarray):
-        self.P, self.groups, self.R = P, groups, R
-        self.K = levels.size
-        self.eps = float(levels.min())
+    def __init__(self, P: np.ndarray, groups: np.ndarray, RL: np.ndarray):
+        self.P, self.groups, self.R = P, groups, np.exp(RL)
+        self.K = RL.shape[0]
+        self.eps = float(RL.min())
         """The optima seen use about e^eps + 1 outputs with eps the least budget (MinID-LDP, the
         benchmark's levels, scales 0.5..3: 3, 4, 9, 22 outputs)."""
-        self.rays = _level_rays(R)
+        self.rays = _level_rays(self.R)
 
     def rows(self, mass: np.ndarray, label: np.ndarray, k: int):
         K, n_q = self.K, mass.size * k
@@ -202,10 +202,12 @@ def _level_rays(R: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
 
 
 def _reducible(n, d: int) -> bool:
-    """A `lip` notion, or an `id-ldp` notion with per-input budgets on at most MAX_LEVELS levels,
-    none above MAX_LEVEL_EPS, from ID_MIN_D inputs on."""
-    return isinstance(n, LIP) or (isinstance(n, IDLDP) and n.pair_epsilons is None and d >= ID_MIN_D
-                                  and np.unique(n.epsilons).size <= MAX_LEVELS and n.epsilons.max() <= MAX_LEVEL_EPS)
+    """A `lip` notion, or an `id-ldp` notion whose pair budgets take at most MAX_LEVELS levels
+    (`IDLDP.levels`), none above MAX_LEVEL_EPS, from ID_MIN_D inputs on."""
+    if isinstance(n, LIP):
+        return True
+    found = n.levels() if isinstance(n, IDLDP) and d >= ID_MIN_D else None
+    return found is not None and found[1].shape[0] <= MAX_LEVELS and float(found[1].max()) <= MAX_LEVEL_EPS
 
 
 def _shape(problem: Problem):
@@ -213,14 +215,13 @@ def _shape(problem: Problem):
     n = problem.privacy[0]
     if isinstance(n, LIP):
         return _LIPShape(problem.prior, float(n.epsilon))
-    levels, groups = np.unique(n.epsilons, return_inverse=True)
-    R = np.exp(np.array(n._rule()(levels[:, None], levels[None, :]), dtype=float))
-    return _IDShape(problem.prior, levels, groups, R)
+    groups, RL = n.levels()
+    return _IDShape(problem.prior, groups, RL)
 
 
 def applies(problem: Problem) -> bool:
-    """One `lip` notion with G = X or one `id-ldp` notion with per-input budgets on at most
-    MAX_LEVELS levels (d >= ID_MIN_D); plain Hamming distortion; a prior with no zero entry."""
+    """One `lip` notion with G = X or one `id-ldp` notion on at most MAX_LEVELS budget levels
+    (d >= ID_MIN_D); plain Hamming distortion; a prior with no zero entry."""
     return (len(problem.privacy) == 1 and problem.latent is None and problem.utility is not None
             and problem.utility.plain_hamming(problem) and bool(np.all(problem.prior > 0))
             and _reducible(problem.privacy[0], problem.d))

@@ -244,8 +244,33 @@ class IDLDP(Notion):
         i, j = distinct_pairs(problem.d)
         return ratio_rows(problem.d, i, j, 1.0, np.exp(self.pair_budgets()[i, j]))
 
+    def levels(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(g, RL): each input's budget level g[x] and the pair budgets between levels, with
+        `r(eps_x, eps_x') = RL[g[x], g[x']]` for every pair x != x'; None when there are as many
+        levels as inputs. Per-input budgets: the distinct values of `epsilons`. Pair budgets: the
+        classes of inputs whose rows and columns of `pair_epsilons` agree off the pair itself
+        (grouped by their sorted rows and columns), kept only when every pair budget is its
+        classes' entry exactly; a class of one input gets 1 (it has no pair within)."""
+        if self.pair_epsilons is None:
+            values, g = np.unique(self.epsilons, return_inverse=True)
+            RL = np.array(self._rule()(values[:, None], values[None, :]), dtype=float)
+        else:
+            R = self.pair_epsilons
+            d = R.shape[0]
+            off = ~np.eye(d, dtype=bool)
+            rows, cols = R[off].reshape(d, d - 1), R.T[off].reshape(d, d - 1)
+            _, g = np.unique(np.hstack([np.sort(rows, axis=1), np.sort(cols, axis=1)]), axis=0, return_inverse=True)
+            g = g.ravel()
+            K = int(g.max()) + 1
+            RL = np.ones((K, K))
+            i, j = np.nonzero(off)
+            RL[g[i], g[j]] = R[i, j]                          # the last pair of each pair of classes
+            if not np.array_equal(RL[g[i], g[j]], R[i, j]):
+                return None
+        return (g, RL) if RL.shape[0] < g.size else None
+
     def linear(self, problem) -> LinearBlock | None:
-        """Per-level form (any `combine`, when the budgets take K < d distinct values).
+        """Per-level form (any `combine` or pair budgets, when they take K < d levels: `levels`).
 
         Every pair budget r(eps_x, eps_x') depends only on the levels of x and x'. With
         u[k, y] <= q[x, y] <= v[k, y] for x in level k, the pair constraints are exactly
@@ -253,13 +278,11 @@ class IDLDP(Notion):
         level's min and max): 2dm + K^2 m rows instead of d(d-1)m. The rows u <= q are a floor
         that the LP substitutes away.
         """
-        if self.pair_epsilons is not None:
+        found = self.levels()
+        if found is None:  # every input its own level: the pairwise rows are no larger
             return super().linear(problem)
-        levels, g = np.unique(self.epsilons, return_inverse=True)
-        K, d, m = levels.size, problem.d, problem.m
-        if K >= d:  # every budget distinct: the pairwise rows are no larger
-            return super().linear(problem)
-        RL = np.array(self._rule()(levels[:, None], levels[None, :]), dtype=float)
+        g, RL = found
+        K, d, m = RL.shape[0], problem.d, problem.m
         nq, nk = d * m, K * m
         xy = np.arange(nq)
         G = sp.csr_matrix((np.ones(nq), (xy, g[xy // m] * m + xy % m)), shape=(nq, nk))
@@ -275,10 +298,9 @@ class IDLDP(Notion):
                            floor=0, floor_group=g)
 
     def leakage(self, problem, q):
-        if self.pair_epsilons is None:
-            levels, g = np.unique(self.epsilons, return_inverse=True)
-            if levels.size < problem.d:
-                return self._level_leakage(q, levels, g)
+        found = self.levels()
+        if found is not None:
+            return self._level_leakage(q, *found)
         with np.errstate(divide="ignore", invalid="ignore"):
             logq = np.log(q)
             diff = logq[:, None, :] - logq[None, :, :]
@@ -287,7 +309,7 @@ class IDLDP(Notion):
         off = ~np.eye(problem.d, dtype=bool)
         return max(float(np.max(pair[off] / self.pair_budgets()[off])), 0.0)
 
-    def _level_leakage(self, q, levels, g) -> float:
+    def _level_leakage(self, q, g, RL) -> float:
         """`leakage` through the budget levels (K of them): the pair budget depends only on the
         levels of x and x', so the largest log q[x, y] - log q[x', y] over x in level j and x' in
         level k is the level's maximum minus the other's minimum: O(K^2 m + d m) instead of
@@ -300,10 +322,9 @@ class IDLDP(Notion):
             lo = np.minimum.reduceat(logq, starts, axis=0)
             diff = hi[:, None, :] - lo[None, :, :]                       # (K, K, m)
         diff = np.where(np.isneginf(hi)[:, None, :], -np.inf, diff)     # a level all 0 in y: no pair
-        RL = np.array(self._rule()(levels[:, None], levels[None, :]), dtype=float)
         pair = diff.max(axis=2) / RL
         alone = np.bincount(g) < 2                                       # no distinct pair within
-        pair[np.diag_indices(levels.size)] = np.where(alone, -np.inf, np.diag(pair))
+        pair[np.diag_indices(RL.shape[0])] = np.where(alone, -np.inf, np.diag(pair))
         return max(float(pair.max()), 0.0)
 
     def satisfied(self, leakage, tol=None):
