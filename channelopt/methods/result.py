@@ -90,7 +90,7 @@ class Certificate:
     Attributes
     ----------
     method : str
-        "closed-form-dual", "distortion-minimum", "lp-duality", "posterior-lp",
+        "closed-form-dual", "distortion-minimum", "posterior-dual", "lp-duality", "posterior-lp",
         "relaxation-bound", "convex-program", "farkas" or "structural".
     bound : float or None
         The certified bound on the objective (None when the method gives none).
@@ -163,7 +163,7 @@ class Result:
     certificate : Certificate or None
         How optimality is known (method, bound, gap), when it is.
     solver, method : str
-        Who produced the channel ("HIGHS", "subset-rr", ...) and how ("closed-form", "lp",
+        Who produced the channel ("HIGHS", "subset-rr", ...) and how ("closed-form", "top-outputs", "lp",
         "conic", "posterior-lp", "local").
     attempts : list of dict
         Every solver tried, in order, with its outcome.
