@@ -14,7 +14,9 @@ all d, is infeasible). Two reductions make the LP that finds them small:
   every constraint (they are linear and the same for each) and the accuracy, so each group is
   one merged input.
 
-The LP over (|S| + merged) x |S| entries is solved by HiGHS. Its row multipliers alpha (a merged
+The reduced problem, over (|S| + merged) x |S| entries, is a channelopt Problem like any other
+(prior: the rows' masses; the notion on the reduced inputs; distortion 0 on S's diagonal, 1
+elsewhere), built and solved by `lp.build` and `lp.solve_highs`. Its row multipliers alpha (a merged
 input's spread over its members in proportion to P) give, for every channel of the whole
 problem, `Pr(Y = X) <= sum(alpha) + max_y max_u sum_x (P_x [x = y] - alpha_x) u_x` over the
 admissible posterior ratios u (`P . u = 1`): the rows of a channel sum to 1 and its columns are
@@ -33,12 +35,12 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..notions.ldp import IDLDP
 from ..notions.lip import LIP
 from ..problem import Problem
-from .lp import WARM_PRICING, load_program, new_highs
+from ..utility import Distortion
+from .lp import build, new_highs, solve_highs
 from .structured import LIPBox
 
 ROUNDS = 6
@@ -78,8 +80,7 @@ class Warm:
 
 
 class _LIPShape:
-    """eps-LIP with G = X: one group; per entry `e^-eps lam_j <= q[i, j] <= up_i lam_j` with
-    `lam_j = sum_i mass_i q[i, j]` (one auxiliary per output)."""
+    """eps-LIP with G = X: one group (every input meets the same constraints)."""
 
     def __init__(self, P: np.ndarray, eps: float):
         self.eps = eps
@@ -87,19 +88,9 @@ class _LIPShape:
         self.fam = LIPBox(P, eps)
         self.groups = np.zeros(P.size, dtype=int)
 
-    def rows(self, mass: np.ndarray, label: np.ndarray, k: int):
-        n_q, n = mass.size * k, mass.size * k + k
-        with np.errstate(divide="ignore"):
-            up = np.minimum(math.exp(min(self.eps, 700.0)), 1.0 / mass)
-        ij = np.arange(n_q)
-        i, j = ij // k, ij % k
-        # q[i, j] - up_i lam[j] <= 0, then e^-eps lam[j] - q[i, j] <= 0
-        A_ub = sp.csr_matrix((np.r_[np.ones(n_q), -up[i], -np.ones(n_q), np.full(n_q, math.exp(-self.eps))],
-                              (np.r_[ij, ij, n_q + ij, n_q + ij], np.r_[ij, n_q + j, ij, n_q + j])), shape=(2 * n_q, n))
-        # sum_i mass_i q[i, j] - lam[j] = 0
-        E = sp.csr_matrix((np.r_[mass[i], -np.ones(k)], (np.r_[j, np.arange(k)], np.r_[ij, n_q + np.arange(k)])),
-                          shape=(k, n))
-        return A_ub, E, n
+    def notion(self, label: np.ndarray) -> LIP:
+        """The notion on the reduced inputs (of groups `label`): the same eps-LIP."""
+        return LIP(self.eps)
 
     def terms(self, alpha: np.ndarray, extra: bool) -> np.ndarray:
         G = np.eye(self.fam.d) - (alpha / self.fam.P)[None, :]
@@ -109,32 +100,22 @@ class _LIPShape:
 
 
 class _IDShape:
-    """ID-LDP with budgets on K levels: a group per level; per output, the level's least and
-    largest entries a[l, j] <= q[i, j] <= b[l, j] and `b[l, j] <= e^{r(l, l')} a[l', j]` for every
-    ordered pair of levels (the per-level form of `IDLDP.linear`)."""
+    """ID-LDP with budgets on K levels (`IDLDP.levels`): a group per level."""
 
     def __init__(self, P: np.ndarray, groups: np.ndarray, RL: np.ndarray):
-        self.P, self.groups, self.R = P, groups, np.exp(RL)
+        self.P, self.groups, self.RL, self.R = P, groups, RL, np.exp(RL)
         self.K = RL.shape[0]
         self.eps = float(RL.min())
         """The optima seen use about e^eps + 1 outputs with eps the least budget (MinID-LDP, the
         benchmark's levels, scales 0.5..3: 3, 4, 9, 22 outputs)."""
         self.rays = _level_rays(self.R)
 
-    def rows(self, mass: np.ndarray, label: np.ndarray, k: int):
-        K, n_q = self.K, mass.size * k
-        n = n_q + 2 * K * k
-        ij = np.arange(n_q)
-        i, j = ij // k, ij % k
-        a_of = n_q + label[i] * k + j                     # a[label_i, j]
-        b_of = n_q + K * k + label[i] * k + j             # b[label_i, j]
-        lk = np.arange(K * K * k)
-        l1, l2, jj = lk // (K * k), (lk // k) % K, lk % k
-        rows = np.r_[ij, ij, n_q + ij, n_q + ij, 2 * n_q + lk, 2 * n_q + lk]
-        cols = np.r_[a_of, ij, ij, b_of, n_q + K * k + l1 * k + jj, n_q + l2 * k + jj]
-        vals = np.r_[np.ones(n_q), -np.ones(n_q), np.ones(n_q), -np.ones(n_q), np.ones(lk.size), -self.R[l1, l2]]
-        A_ub = sp.csr_matrix((vals, (rows, cols)), shape=(2 * n_q + lk.size, n))
-        return A_ub, sp.csr_matrix((0, n)), n
+    def notion(self, label: np.ndarray) -> IDLDP:
+        """The notion on the reduced inputs (of levels `label`): their pair budgets, which
+        `IDLDP.levels` finds on the same levels (so the LP is in the per-level form)."""
+        R = self.RL[label][:, label]
+        np.fill_diagonal(R, 0.0)
+        return IDLDP(pair_epsilons=R)
 
     def terms(self, alpha: np.ndarray, extra: bool) -> np.ndarray:
         """Per output, `max_u c . u` over the admissible u with `P . u = 1`, c = P e_y - alpha.
@@ -300,12 +281,11 @@ def _spread(P: np.ndarray, row_of: np.ndarray, alpha_red: np.ndarray) -> np.ndar
 
 
 def _reduced_lp(shape, P: np.ndarray, S: np.ndarray, h, basis, deadline: float = np.inf):
-    """max sum_j P_{S_j} q[j, j] over the reduced channel: a row per input of S (in S's order),
-    then one per group of the other inputs, a column per output of S; the notion's rows
-    (`shape.rows`) and `sum_j q[i, j] = 1`. Returns (q, the row sums' multipliers alpha, HiGHS
-    basis, each input's row) or None (HiGHS failed, or the deadline passed)."""
-    import highspy
-
+    """The Hamming problem on the reduced channel, built and solved like any other (`lp.build`,
+    `lp.solve_highs` on the given HiGHS instance and basis): a row per input of S (in S's order),
+    then one per group of the other inputs (its prior mass), a column per output of S; distortion
+    0 on S's diagonal, 1 elsewhere. Returns (q, the row sums' multipliers alpha for the accuracy,
+    HiGHS basis, each input's row) or None (HiGHS failed, or the deadline passed)."""
     d, k = P.size, S.size
     row_of = np.empty(d, dtype=int)
     row_of[S] = np.arange(k)
@@ -313,27 +293,18 @@ def _reduced_lp(shape, P: np.ndarray, S: np.ndarray, h, basis, deadline: float =
     merged, row_of[out] = np.unique(shape.groups[out], return_inverse=True)
     row_of[out] += k
     mass = np.bincount(row_of, weights=P)
-    label = np.r_[shape.groups[S], merged]
     r = mass.size
-    n_q = r * k
-    A_ub, E, n = shape.rows(mass, label, k)
-    sums = sp.csr_matrix((np.ones(n_q), (np.arange(n_q) // k, np.arange(n_q))), shape=(r, n))
-    c = np.zeros(n)
-    c[np.arange(k) * k + np.arange(k)] = -mass[:k]                 # minimize -Pr(Y = X)
-    load_program(h, c, A_ub, np.zeros(A_ub.shape[0]), sp.vstack([E, sums], format="csr"),
-                 np.r_[np.zeros(E.shape[0]), np.ones(r)], np.zeros(n), np.full(n, np.inf))
-    h.setOptionValue("presolve", "off")
+    D = np.ones((r, k))
+    D[np.arange(k), np.arange(k)] = 0.0
+    reduced = Problem(prior=mass, privacy=[shape.notion(np.r_[shape.groups[S], merged])],
+                      utility=Distortion("distortion", matrix=D), output_size=k)
     left = deadline - time.perf_counter()
     if left <= 0:
         return None
-    h.setOptionValue("time_limit", float(min(left, highspy.kHighsInf)))
-    h.setOptionValue("simplex_dual_edge_weight_strategy", -1 if basis is None else WARM_PRICING["restricted"])
-    if basis is not None:
-        h.setBasis(basis)
-    h.run()
-    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+    prog = build(reduced)
+    raw = solve_highs(prog, highs=h, basis=basis, time_limit=left, restrict=False)
+    if raw.status != "optimal" or raw.z is None or raw.y_eq is None:
         return None
-    sol = h.getSolution()
-    z = np.asarray(sol.col_value)
-    y = np.asarray(sol.row_dual)
-    return np.maximum(z[:n_q], 0.0).reshape(r, k), -y[A_ub.shape[0] + E.shape[0]:], h.getBasis(), row_of
+    # the distortion is sum_i mass_i - accuracy over row-stochastic channels, so the accuracy's
+    # multiplier of row i's sum is mass_i less the distortion's (the first r equality rows)
+    return np.maximum(prog.channel(raw.z), 0.0), mass - raw.y_eq[:r], raw.basis, row_of
