@@ -92,7 +92,7 @@ def test_idldp_pair_budgets_on_levels_take_the_per_level_form_and_equal_pairwise
     R = B[g][:, g]
     np.fill_diagonal(R, 0.0)
     notion = co.IDLDP(pair_epsilons=R)
-    found = notion.levels()
+    found = notion.levels
     assert found is not None and found[1].shape[0] <= K
     h, RL = found
     off = ~np.eye(d, dtype=bool)
@@ -109,7 +109,7 @@ def test_idldp_pair_budgets_on_levels_take_the_per_level_form_and_equal_pairwise
     assert notion.leakage(problem, q) == pytest.approx(float((ratio[off] / R[off]).max()), rel=1e-12)
     R2 = R.copy()
     R2[0, 1] += 0.01                                                          # off the structure: never merged wrongly
-    other = co.IDLDP(pair_epsilons=R2).levels()
+    other = co.IDLDP(pair_epsilons=R2).levels
     assert other is None or np.array_equal(other[1][other[0]][:, other[0]][off], R2[off])
 
 

@@ -187,7 +187,7 @@ def _reducible(n, d: int) -> bool:
     (`IDLDP.levels`), none above MAX_LEVEL_EPS, from ID_MIN_D inputs on."""
     if isinstance(n, LIP):
         return True
-    found = n.levels() if isinstance(n, IDLDP) and d >= ID_MIN_D else None
+    found = n.levels if isinstance(n, IDLDP) and d >= ID_MIN_D else None
     return found is not None and found[1].shape[0] <= MAX_LEVELS and float(found[1].max()) <= MAX_LEVEL_EPS
 
 
@@ -196,7 +196,7 @@ def _shape(problem: Problem):
     n = problem.privacy[0]
     if isinstance(n, LIP):
         return _LIPShape(problem.prior, float(n.epsilon))
-    groups, RL = n.levels()
+    groups, RL = n.levels
     return _IDShape(problem.prior, groups, RL)
 
 
