@@ -160,7 +160,7 @@ def test_id_ldp_pricing_is_the_lp_maximum_over_the_pairwise_polytope(combine):
 
     rng = np.random.default_rng(11)
     for _ in range(12):
-        d, K = int(rng.integers(2, 9)), int(rng.integers(1, 4))
+        d, K = int(rng.integers(2, 9)), int(rng.integers(1, T.MAX_LEVELS + 1))
         P = random_prior(rng, d)
         p = id_problem(P, np.sort(rng.uniform(0.2, 2.5, K)), rng, combine)
         shape = T._shape(p)
@@ -182,7 +182,7 @@ def test_id_ldp_equals_the_whole_lp_with_a_bound_that_certifies_it(seed):
     rng = np.random.default_rng(200 + seed)
     taken = 0
     for _ in range(12):
-        d, K = int(rng.integers(T.ID_MIN_D, T.ID_MIN_D + 40)), int(rng.integers(1, 4))
+        d, K = int(rng.integers(T.ID_MIN_D, T.ID_MIN_D + 40)), int(rng.integers(1, T.MAX_LEVELS + 1))
         P = random_prior(rng, d)
         p = id_problem(P, np.sort(rng.uniform(0.1, 3.0, K)), rng, str(rng.choice(["min", "avg", "max"])))
         r, ref = co.solve(p), lp(p)
@@ -229,27 +229,28 @@ def test_id_ldp_with_more_levels_unstructured_pair_budgets_or_few_inputs_takes_t
     rng = np.random.default_rng(12)
     d = T.ID_MIN_D
     P = random_prior(rng, d)
-    four = id_problem(P, np.array([0.5, 1.0, 1.5, 2.0]), rng)
+    five = id_problem(P, np.array([0.5, 1.0, 1.5, 2.0, 2.5]), rng)
     R = rng.uniform(0.5, 2.0, (d, d))
     pairs = co.Problem(prior=P, privacy=[co.IDLDP(pair_epsilons=(R + R.T) / 2)], utility=co.Distortion("hamming"))
     small = id_problem(P[:8] / P[:8].sum(), np.array([0.5, 1.0]), rng)
-    for p in (four, pairs, small):
+    for p in (five, pairs, small):
         assert not T.applies(p)
-    assert co.solve(small).method == co.solve(four).method == "lp"
+    assert co.solve(small).method == co.solve(five).method == "lp"
 
 
 @pytest.mark.parametrize("rule", [np.minimum, np.maximum, lambda a, b: (a + b) / 2])
 def test_the_level_rays_are_every_vertex_of_the_levels_polytope(rule):
     """Every LP optimum over {a_l <= b_l <= e^{r(l, l')} a_l', sum = 1} (scipy, random directions)
-    is reached at one of the rays found."""
+    is reached at one of the rays found. Budgets up to 10 nats: with 30, the reference LP's own
+    optima break `a_l <= b_l` by 3e-8 (coefficients e^30) and overshoot the rays by 1e-8."""
     from scipy.optimize import linprog
 
     rng = np.random.default_rng(13)
     for _ in range(6):
-        K = int(rng.integers(1, 4))
-        levels = np.sort(rng.uniform(0.05, T.MAX_LEVEL_EPS, K))
+        K = int(rng.integers(1, T.MAX_LEVELS + 1))
+        levels = np.sort(rng.uniform(0.05, 10.0, K))
         R = np.exp(rule(levels[:, None], levels[None, :]))
-        rays = np.array([np.r_[a, b] for a, b in T._level_rays(R)])
+        rays = np.array([np.r_[a, b] for a, b in T._level_rays(np.log(R))])
         A = [np.r_[np.eye(K)[i], -np.eye(K)[i]] for i in range(K)]
         A += [np.r_[-R[i, j] * np.eye(K)[j], np.eye(K)[i]] for i in range(K) for j in range(K)]
         for _ in range(40):
@@ -257,6 +258,29 @@ def test_the_level_rays_are_every_vertex_of_the_levels_polytope(rule):
             best = -linprog(-c, A_ub=np.array(A), b_ub=np.zeros(len(A)), A_eq=np.ones((1, 2 * K)), b_eq=[1.0],
                             method="highs").fun
             assert (rays @ c).max() == pytest.approx(best, abs=1e-10)
+
+
+@pytest.mark.parametrize("rule", [np.minimum, np.maximum, lambda a, b: (a + b) / 2])
+def test_the_level_rays_are_the_vertices_qhull_finds(rule):
+    """The rays against qhull's vertex enumeration of the same section `sum(a, b) = 1` (scipy's
+    HalfspaceIntersection), both ways: every vertex is a ray and every ray a vertex."""
+    from scipy.spatial import HalfspaceIntersection
+
+    rng = np.random.default_rng(16)
+    for _ in range(8):
+        K = int(rng.integers(2, T.MAX_LEVELS + 1))       # (qhull needs a section of dimension 2 at least)
+        RL = rule(*np.meshgrid(*[np.sort(rng.uniform(0.1, 4.0, K))] * 2, indexing="ij"))
+        rays = np.array([np.r_[a, b] for a, b in T._level_rays(RL)])
+        F = [np.r_[np.eye(K)[i], -np.eye(K)[i]] for i in range(K)]
+        F += [np.r_[-np.exp(RL[i, j]) * np.eye(K)[j], np.eye(K)[i]] for i in range(K) for j in range(K)]
+        F = np.array(F)                                  # F v <= 0; v = (x, 1 - sum x)
+        halfspaces = np.hstack([F[:, :-1] - F[:, -1:], F[:, -1:]])
+        inner = np.r_[np.ones(K), np.full(K, (1.0 + np.exp(RL.min())) / 2)]
+        inner /= inner.sum()
+        hs = HalfspaceIntersection(halfspaces, inner[:-1])
+        V = np.hstack([hs.intersections, 1.0 - hs.intersections.sum(axis=1, keepdims=True)])
+        near = np.abs(V[:, None, :] - rays[None, :, :]).max(axis=2)
+        assert near.min(axis=1).max() < 1e-9 and near.min(axis=0).max() < 1e-9, K
 
 
 def test_a_prior_sweep_keeps_its_outputs_lean_and_equals_fresh_lps():

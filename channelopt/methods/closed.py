@@ -11,7 +11,7 @@ Before an LP is built for a distortion utility, `closed_form_result` tries
                    G = X, both for Hamming distortion, each with Lagrange multipliers built in
                    O(d^2) (`closed_forms`);
   "top-outputs"    Hamming under one LIP notion with G = X where RR-LIP is not feasible, or one
-                   ID-LDP notion on at most 3 budget levels: the LP on the most probable outputs
+                   ID-LDP notion on at most 4 budget levels: the LP on the most probable outputs
                    with the other inputs merged, certified on the whole problem by exact pricing
                    (`top_outputs`).
 

@@ -29,6 +29,7 @@ Hamming LP by outputs, with a pricing that is exact.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import time
@@ -55,17 +56,21 @@ PRICE_TOL = 1e-12
 DINKELBACH_STEPS = 100
 """Dinkelbach steps per extreme ray in the ID-LDP pricing (it stops when the ratio stops rising;
 3-6 steps are typical)."""
-ID_MIN_D = 128
-"""ID-LDP from this many inputs on: below, its extreme rays (4 ms at three levels) and pricing
-cost more than the whole LP saves. MinID-LDP with the benchmark's budgets, this path against the
-LP alone: 26 scales in 0.5..3 at d = 32 446 / 197 ms, d = 64 300 / 351 ms, d = 96 408 / 606 ms;
-a 100-point scale sweep at d = 64 0.93 s against 0.47 s warm, at d = 128 0.97 s against 1.02 s
-(fresh: 2.1 s against 3.8 s)."""
-MAX_LEVEL_EPS = 10.0
-"""ID-LDP budgets up to this (pair ratios up to e^10 ~ 2.2e4 keep the facets' rank test clear)."""
-MAX_LEVELS = 3
-"""ID-LDP with at most this many budget levels: the extreme rays of the levels' cone are found by
-trying every set of 2K - 1 of its K + K^2 facets (792 at K = 3, 77,520 at K = 4)."""
+ID_MIN_D = 40
+"""ID-LDP from this many inputs on: below, its extreme rays and pricing cost more than the whole LP
+saves. MinID-LDP with the benchmark's three levels, 26 scales in 0.5..3, this path against the LP
+alone: d = 16 96 / 75 ms, d = 24 107 / 118 ms, d = 32 181 / 189 ms, d = 40 142 / 328 ms, d = 64
+116 / 336 ms; a 100-point scale sweep, this path against the warm LP: d = 32 0.34 / 0.30 s, d = 40
+0.34 / 0.38 s, d = 48 0.35 / 0.43 s, d = 64 0.35 / 0.40 s. Four levels (0.5, 0.8, 1.2, 2 nats), 13
+scales: d = 40 9.5 / 13.2 ms a solve, d = 128 10.9 / 45.8 ms, d = 256 15.2 / 240 ms."""
+MAX_LEVEL_EPS = 30.0
+"""ID-LDP budgets up to this. Measured: 24 random problems (d = 50..293, 2-4 levels, the least
+budget 0.3..2 nats and the others up to 30, min / avg / max rules) had the whole LP's optimum, a
+valid bound and a clean audit; larger budgets put ratios past e^30 ~ 1e13 into the reduced LP."""
+MAX_LEVELS = 4
+"""ID-LDP with at most this many budget levels: the extreme rays of the levels' cone come from the
+spanning trees of a complete bipartite graph on 2K nodes (`_bipartite_trees`: 81 at K = 3, 4,096 at
+K = 4, found once in 43 ms; K = 5 would try 2 million sets of facets), 0.25 / 4 ms a solve."""
 
 
 @dataclass
@@ -103,12 +108,12 @@ class _IDShape:
     """ID-LDP with budgets on K levels (`IDLDP.levels`): a group per level."""
 
     def __init__(self, P: np.ndarray, groups: np.ndarray, RL: np.ndarray):
-        self.P, self.groups, self.RL, self.R = P, groups, RL, np.exp(RL)
+        self.P, self.groups, self.RL = P, groups, RL
         self.K = RL.shape[0]
         self.eps = float(RL.min())
         """The optima seen use about e^eps + 1 outputs with eps the least budget (MinID-LDP, the
         benchmark's levels, scales 0.5..3: 3, 4, 9, 22 outputs)."""
-        self.rays = _level_rays(self.R)
+        self.rays = _level_rays(RL)
 
     def notion(self, label: np.ndarray) -> IDLDP:
         """The notion on the reduced inputs (of levels `label`): their pair budgets, which
@@ -134,52 +139,91 @@ class _IDShape:
         own = np.ones(d)                                      # the +1 of row y's own ratio
         if extra:                                             # the output that gains nothing
             y, own = np.r_[y, 0], np.r_[own, 0.0]
-        best = np.full(y.size, -np.inf)
-        for a, b in self.rays:
-            ax, wx = a[self.groups], (b - a)[self.groups]
-            PW = np.r_[0.0, np.cumsum((P * wx)[order])]
-            PWB = np.r_[0.0, np.cumsum((P * wx * beta)[order])]
-            AN, AD = float(P @ (ax * beta)), float(P @ ax)
-            rest = (desc, PW, PWB, AN, AD, own * P[y] * ax[y], P[y] * wx[y], beta[y], own)
-            lam = (AN + rest[5]) / AD                         # no input raised
-            for _ in range(DINKELBACH_STEPS):
-                nxt = _ratio(lam, *rest)
-                if np.all(nxt <= lam):
-                    break
-                lam = np.maximum(lam, nxt)
-            best = np.maximum(best, lam)
-        return best
+        A = np.array([a for a, _ in self.rays])[:, self.groups]              # one row per ray
+        W = np.array([b - a for a, b in self.rays])[:, self.groups]
+        zero = np.zeros((A.shape[0], 1))
+        PW = np.hstack([zero, np.cumsum((P * W)[:, order], axis=1)])
+        PWB = np.hstack([zero, np.cumsum((P * W * beta)[:, order], axis=1)])
+        AN, AD = (A * beta) @ P, A @ P
+        rest = (desc, PW, PWB, AN[:, None], AD[:, None], own * P[y] * A[:, y], P[y] * W[:, y], beta[y], own)
+        lam = (rest[3] + rest[5]) / rest[4]                          # no input raised
+        for _ in range(DINKELBACH_STEPS):
+            nxt = _ratio(lam, *rest)
+            if np.all(nxt <= lam):
+                break
+            lam = np.maximum(lam, nxt)
+        return lam.max(axis=0)
 
 
 def _ratio(lam, desc, PW, PWB, AN, AD, py_a, py_w, by, own):
-    """`_IDShape.terms`' ratio `c . u / P . u` per row at the inputs with ratio above lam: the
-    base ratios r (`desc` = -r sorted ascending, prefix sums PW of P w and PWB of P w r in that
-    order, totals AN of P a r and AD of P a), corrected at each row's own output y (ratio by +
-    own, with its P_y a_y and P_y w_y)."""
+    """`_IDShape.terms`' ratio `c . u / P . u` per ray (rows) and output (columns) at the inputs with
+    ratio above lam: the base ratios r (`desc` = -r sorted ascending, each ray's prefix sums PW of
+    P w and PWB of P w r in that order, totals AN of P a r and AD of P a), corrected at each
+    row's own output y (ratio by + own, with its P_y a_y and P_y w_y)."""
     t = np.searchsorted(desc, -lam, side="left")             # how many r_x > lam
     base_in, own_in = by > lam, by + own > lam
-    num = AN + py_a + PWB[t] - np.where(base_in, py_w * by, 0.0) + np.where(own_in, py_w * (by + own), 0.0)
-    den = AD + PW[t] - np.where(base_in, py_w, 0.0) + np.where(own_in, py_w, 0.0)
+    num = (AN + py_a + np.take_along_axis(PWB, t, axis=1) - np.where(base_in, py_w * by, 0.0)
+           + np.where(own_in, py_w * (by + own), 0.0))
+    den = AD + np.take_along_axis(PW, t, axis=1) - np.where(base_in, py_w, 0.0) + np.where(own_in, py_w, 0.0)
     return num / den
 
 
-def _level_rays(R: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The extreme rays (a, b), scaled to sum 1, of the cone `a_l <= b_l`, `b_l <= R[l, l'] a_l'`
-    (every l, l'): each spans the null space of 2K - 1 of its facets (one batched SVD) and meets
-    the others. Budgets are at most MAX_LEVEL_EPS, so the facets are well scaled."""
-    K = R.shape[0]
-    F = np.array([np.r_[np.eye(K)[l], -np.eye(K)[l]] for l in range(K)]                          # a_l - b_l <= 0
-                 + [np.r_[-R[l, m] * np.eye(K)[m], np.eye(K)[l]] for l in range(K) for m in range(K)])  # b_l - R a_m <= 0
-    F /= np.linalg.norm(F, axis=1, keepdims=True)               # unit facets: one scale for the rank test
-    picks = np.array(list(itertools.combinations(range(len(F)), 2 * K - 1)))
-    _, sv, vt = np.linalg.svd(F[picks])                          # one batched SVD
-    Z = vt[:, -1, :] * np.sign(vt[:, -1, :].sum(axis=1, keepdims=True))
-    ok = (sv[:, -1] >= 1e-9 * sv[:, 0]) & (Z.sum(axis=1) > 0)   # rank 2K - 1: a single ray
-    ok &= np.all(Z @ F.T <= 1e-12, axis=1) & np.all(Z >= -1e-12, axis=1)
-    Z = np.maximum(Z[ok], 0.0)
+def _level_rays(RL: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The extreme rays (a, b), scaled to sum 1, of the cone `a_l <= b_l`, `b_l <= e^{RL[l, m]} a_m`
+    (every l, m; RL the levels' pair budgets).
+
+    Every facet ties an a to a b and every coordinate bounds every other, so the cone lies in the
+    open orthant and `z = log(a, b)` maps it onto the polytrope `z_i - z_j <= w_ij` (modulo
+    constants). A ray is extreme when its tight facets have rank 2K - 1; a set of two-coordinate
+    facets has the same rank in both coordinates (a cycle of tight facets is dependent in both:
+    its budgets sum to 0, its ratios multiply to 1), so the tight facets of an extreme ray contain
+    a spanning tree of the complete bipartite graph between the a's and the b's. Each pair
+    (a_l, b_m) has one facet, `z_{b_m} - z_{a_l} <= RL[m, l]`, and the pairs l = m also
+    `z_{b_l} - z_{a_l} >= 0`: each spanning tree (K^{2K-2} of them; its reduced incidence matrix has
+    determinant +-1) and each choice of value on its diagonal pairs gives z by one product with
+    the tree's inverse (sums of budgets along its paths), and the z that meet every facet are the
+    rays: exact in the log budgets, with no rank threshold."""
+    K = RL.shape[0]
+    RL = np.asarray(RL, dtype=float)
+    n = 2 * K
+    l, m = np.divmod(np.arange(K * K), K)                         # pair (a_l, b_m)
+    picks, inv, tree, zero = _bipartite_trees(K)
+    # tight values: RL[m, l] on each pair of the tree, 0 on the diagonal pairs its bits say
+    top = np.broadcast_to(RL.T.ravel(), (tree.size, K * K)).copy()
+    top[:, np.arange(K) * (K + 1)] *= ~zero
+    z = np.zeros((tree.size, n))
+    z[:, 1:] = np.einsum("cij,cj->ci", inv[tree], np.take_along_axis(top, picks[tree], axis=1))
+    hi = np.r_[K + m, np.arange(K)]                               # every facet z_hi - z_lo <= w
+    lo = np.r_[l, K + np.arange(K)]
+    w = np.r_[RL.T.ravel(), np.zeros(K)]
+    z = z[np.all(z[:, hi] - z[:, lo] <= w + 1e-9, axis=1)]
+    z = np.unique(z, axis=0)                                      # (the same vertex from several trees)
+    Z = np.exp(z)
     Z /= Z.sum(axis=1, keepdims=True)
-    _, first = np.unique(np.round(Z, 12), axis=0, return_index=True)
-    return [(z[:K], z[K:]) for z in Z[np.sort(first)]]
+    return [(v[:K], v[K:]) for v in Z]
+
+
+@functools.lru_cache(maxsize=8)
+def _bipartite_trees(K: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The spanning trees of the complete bipartite graph between K a's and K b's, as their pairs
+    (rows of indices `l K + m` of pair (a_l, b_m)), with the inverses of their incidence matrices
+    (`+1` at b_m, `-1` at a_l, a_0's column dropped), and the candidates: a tree each, with K bits,
+    bit l set where the tree's diagonal pair (a_l, b_l) is tight at 0 rather than at RL[l, l]
+    (pairs not in the tree keep 0). 81 trees and 300 candidates at K = 3, 4,096 and 17,280 at
+    K = 4."""
+    n = 2 * K
+    l, m = np.divmod(np.arange(K * K), K)
+    inc = np.zeros((K * K, n))
+    inc[np.arange(K * K), K + m] = 1.0
+    inc[np.arange(K * K), l] = -1.0
+    picks = np.array(list(itertools.combinations(range(K * K), n - 1)), dtype=np.intp).reshape(-1, n - 1)
+    B = inc[picks][:, :, 1:]
+    tree = np.abs(np.linalg.det(B)) > 0.5                         # +-1 for a spanning tree, else 0
+    picks = picks[tree]
+    has = (picks[:, :, None] == (np.arange(K) * (K + 1))[None, None, :]).any(axis=1)   # its diagonal pairs
+    bits = ((np.arange(1 << K)[:, None] >> np.arange(K)[None, :]) & 1).astype(bool)
+    t, c = np.nonzero(~np.any(bits[None, :, :] & ~has[:, None, :], axis=2))
+    return picks, np.linalg.inv(B[tree]), t, bits[c]
 
 
 def _reducible(n, d: int) -> bool:
