@@ -289,15 +289,16 @@ class IDLDP(Notion):
         K, d, m = RL.shape[0], problem.d, problem.m
         nq, nk = d * m, K * m
         xy = np.arange(nq)
-        G = sp.csr_matrix((np.ones(nq), (xy, g[xy // m] * m + xy % m)), shape=(nq, nk))
-        Z = sp.csr_matrix((nq, nk))
+        level = g[xy // m] * m + xy % m                   # u[k, y] / v[k, y] of q[x, y]'s level
         jk = np.arange(K * K * m)
         j, k, y = jk // (K * m), (jk // m) % K, jk % m
-        pairs = sp.csr_matrix((np.r_[-np.exp(RL[j, k]), np.ones(jk.size)],
-                               (np.r_[jk, jk], np.r_[k * m + y, nk + j * m + y])), shape=(jk.size, 2 * nk))
-        eye = sp.identity(nq, format="csr")
-        A_q = sp.vstack([-eye, eye, sp.csr_matrix((jk.size, nq))], format="csr")
-        A_aux = sp.vstack([sp.hstack([G, Z]), sp.hstack([Z, -G]), pairs], format="csr")
+        rows = 2 * nq + jk.size
+        # -q + u <= 0, q - v <= 0, then v[j, y] - e^r(j, k) u[k, y] <= 0: one triplet set each
+        A_q = sp.csr_matrix((np.r_[-np.ones(nq), np.ones(nq)], (np.r_[xy, nq + xy], np.r_[xy, xy])),
+                            shape=(rows, nq))
+        A_aux = sp.csr_matrix((np.r_[np.ones(nq), -np.ones(nq), -np.exp(RL[j, k]), np.ones(jk.size)],
+                               (np.r_[xy, nq + xy, 2 * nq + jk, 2 * nq + jk],
+                                np.r_[level, nk + level, k * m + y, nk + j * m + y])), shape=(rows, 2 * nk))
         return LinearBlock(A_q, np.zeros(A_q.shape[0]), A_aux, np.zeros(2 * nk), np.ones(2 * nk),
                            floor=0, floor_group=g)
 
