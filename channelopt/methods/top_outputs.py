@@ -57,8 +57,8 @@ DINKELBACH_STEPS = 100
 """Dinkelbach steps per extreme ray in the ID-LDP pricing (it stops when the ratio stops rising;
 3-6 steps are typical)."""
 ID_MIN_D = 40
-"""ID-LDP from this many inputs on: below, its extreme rays and pricing cost more than the whole LP
-saves. MinID-LDP with the benchmark's three levels, 26 scales in 0.5..3, this path against the LP
+"""ID-LDP from this many inputs on: below, its extreme rays and pricing cost about what a fresh whole
+LP costs, and more than a warm one along a sweep. MinID-LDP with the benchmark's three levels, 26 scales in 0.5..3, this path against the LP
 alone: d = 16 96 / 75 ms, d = 24 107 / 118 ms, d = 32 181 / 189 ms, d = 40 142 / 328 ms, d = 64
 116 / 336 ms; a 100-point scale sweep, this path against the warm LP: d = 32 0.34 / 0.30 s, d = 40
 0.34 / 0.38 s, d = 48 0.35 / 0.43 s, d = 64 0.35 / 0.40 s. Four levels (0.5, 0.8, 1.2, 2 nats), 13
