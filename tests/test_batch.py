@@ -506,3 +506,31 @@ def test_batch_keeps_every_part_of_a_leakage():
         leak = ref.leakage
         np.testing.assert_allclose(a["leakage"][i], [leak["alip"]["lower"], leak["alip"]["upper"], leak["ldp"]],
                                    rtol=0, atol=1e-12)
+
+
+def test_a_parallel_sweep_starts_workers_only_for_work_worth_it(monkeypatch):
+    """Tiny points run in this process (joblib is never asked); with the threshold at 0 the
+    workers run, and both give the serial sweep's results."""
+    import importlib
+
+    import joblib
+
+    sweep_mod = importlib.import_module("channelopt.sweep")     # (channelopt.sweep is the function)
+
+    P = np.random.default_rng(21).dirichlet(np.ones(6))
+    base = co.Problem(prior=P, privacy=[co.LDP(1.0)], utility=co.Distortion("hamming"))
+    eps = np.linspace(0.5, 2.0, 8)
+    serial = co.sweep(base, epsilon=eps)
+
+    class NoWorkers:
+        def __init__(self, *a, **k):
+            raise AssertionError("workers started for 8 tiny points")
+
+    with monkeypatch.context() as m:
+        m.setattr(joblib, "Parallel", NoWorkers)
+        small = co.sweep(base, epsilon=eps, n_jobs=2)
+    monkeypatch.setattr(sweep_mod, "PARALLEL_MIN_S", 0.0)
+    par = co.sweep(base, epsilon=eps, n_jobs=2)
+    for a, b, c in zip(serial, small, par):
+        assert a.objective == b.objective == pytest.approx(c.objective, abs=1e-12)
+    assert list(par.values) == list(serial.values) == list(eps)
