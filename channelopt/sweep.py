@@ -93,12 +93,14 @@ MAX_POINTS = 100_000
 """Longest sweep (points are solved one by one; a longer list is almost surely a typo)."""
 MAX_JOBS = 256
 """Most parallel workers a sweep or batch starts."""
-PARALLEL_MIN_S = 1.0
-"""With n_jobs > 1 the first two points are solved here and the second is timed (the first pays
-one-time costs: 22 ms for an LDP point at d = 16 that then takes 0.7 ms); workers start only when
-the points left would take longer than this one after another (that time times their number).
-Starting joblib's workers in a new process costs about 0.7 s: 100 LDP Hamming points at d = 16
-took 0.06 s in one process and 0.75 s with two jobs."""
+PARALLEL_MIN_S = 2.0
+"""With n_jobs > 1 the first three points are solved here, in one warm run, and the faster of the
+second and third is taken as a point's time (the first pays one-time costs: 22 ms for an LDP point
+at d = 16 that then takes 0.7 ms; 31 ms for MinID at d = 32, then 2.7 ms warm); workers start
+only when the points left would take longer than this one after another (that time times their
+number). Starting joblib's workers in a new process costs about 0.7 s, so two jobs gain only past
+about twice that: 100 LDP Hamming points at d = 16 took 0.06 s in one process and 0.75 s with two
+jobs, 100 LIP MAE points at d = 64 1.33 s and 1.61 s (0.93 s once the workers are running)."""
 
 
 def _non_empty(key: str, values) -> list:
@@ -223,7 +225,7 @@ def sweep(problem: Problem, epsilon=None, priors=None, *, scale=None, solver: st
         A tqdm bar on stderr.
     n_jobs : int, optional
         joblib workers over chunks of points (1 to `sweep.MAX_JOBS`); they start only when the
-        points would take longer than `PARALLEL_MIN_S` in this process (timed on the second).
+        points would take longer than `PARALLEL_MIN_S` in this process (timed on the first three).
     warm : bool, optional
         Warm-start the LP points (default True).
 
@@ -248,11 +250,10 @@ def sweep(problem: Problem, epsilon=None, priors=None, *, scale=None, solver: st
     warm = warm and method_for(problem) == "lp" and chosen in ("auto", "HIGHS")
     if n_jobs == 1 or len(probs) < 2:
         return Sweep(solve_points(probs, solver, warm, progress), param, values, kind)
-    first = solve_points(probs[:1], solver, warm, False)       # (a first call pays one-time costs)
-    t0 = time.perf_counter()
-    first += solve_points(probs[1:2], solver, warm, False)
-    rest = probs[2:]
-    if (time.perf_counter() - t0) * len(rest) < PARALLEL_MIN_S:     # less work than starting workers
+    first = solve_points(probs[:3], solver, warm, False)
+    rest = probs[3:]
+    # a point's time along the sweep: the first pays one-time costs, the next ones start warm
+    if min(r.time_s for r in first[1:]) * len(rest) < PARALLEL_MIN_S:     # less than starting workers
         return Sweep(first + solve_points(rest, solver, warm, progress), param, values, kind)
     if not rest:
         return Sweep(first, param, values, kind)
