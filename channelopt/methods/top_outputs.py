@@ -187,12 +187,12 @@ def _level_rays(RL: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
     RL = np.asarray(RL, dtype=float)
     n = 2 * K
     l, m = np.divmod(np.arange(K * K), K)                         # pair (a_l, b_m)
-    picks, inv, tree, zero = _bipartite_trees(K)
+    picks, inv, owner, zero = _bipartite_trees(K)                 # (owner: each candidate's tree)
     # tight values: RL[m, l] on each pair of the tree, 0 on the diagonal pairs its bits say
-    top = np.broadcast_to(RL.T.ravel(), (tree.size, K * K)).copy()
+    top = np.broadcast_to(RL.T.ravel(), (owner.size, K * K)).copy()
     top[:, np.arange(K) * (K + 1)] *= ~zero
-    z = np.zeros((tree.size, n))
-    z[:, 1:] = np.einsum("cij,cj->ci", inv[tree], np.take_along_axis(top, picks[tree], axis=1))
+    z = np.zeros((owner.size, n))
+    z[:, 1:] = np.einsum("cij,cj->ci", inv[owner], np.take_along_axis(top, picks[owner], axis=1))
     hi = np.r_[K + m, np.arange(K)]                               # every facet z_hi - z_lo <= w
     lo = np.r_[l, K + np.arange(K)]
     w = np.r_[RL.T.ravel(), np.zeros(K)]
