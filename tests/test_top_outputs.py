@@ -210,6 +210,21 @@ def test_a_minid_scale_sweep_equals_fresh_lps_point_by_point():
         assert r.objective == pytest.approx(lp(fresh).objective, abs=1e-10)
 
 
+def test_a_four_level_scale_sweep_equals_fresh_lps_point_by_point():
+    """Four budget levels (the most the reduced LP takes) along a warm sweep, from ID_MIN_D inputs."""
+    rng = np.random.default_rng(17)
+    d = T.ID_MIN_D + 8
+    P = rng.dirichlet(np.ones(d))
+    e = np.array([0.5, 0.8, 1.2, 2.0])[rng.choice(4, size=d, p=[0.1, 0.1, 0.2, 0.6])]
+    base = co.Problem(prior=P, privacy=[co.IDLDP(epsilons=e)], utility=co.Distortion("hamming"))
+    scale = np.linspace(0.4, 2.2, 8)
+    sw = co.sweep(base, scale=scale)
+    assert all(r.method == "top-outputs" and r.status == "optimal" for r in sw)
+    for s, r in zip(scale, sw):
+        fresh = co.Problem(prior=P, privacy=[co.IDLDP(epsilons=s * e)], utility=base.utility)
+        assert r.objective == pytest.approx(lp(fresh).objective, abs=1e-10)
+
+
 def test_pair_budgets_on_levels_take_the_reduced_lp():
     """MinID given as its pair budgets (`pair_epsilons`, d = 128): the same levels, the same path
     and optimum as its per-input budgets."""
