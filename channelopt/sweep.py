@@ -254,7 +254,7 @@ def sweep(problem: Problem, epsilon=None, priors=None, *, scale=None, solver: st
     rest = probs[3:]
     # a point's time along the sweep: the first pays one-time costs, the next ones start warm
     if min(r.time_s for r in first[1:]) * len(rest) < PARALLEL_MIN_S:     # less than starting workers
-        return Sweep(first + solve_points(rest, solver, warm, progress), param, values, kind)
+        return Sweep(first + solve_points(rest, solver, warm, progress, done=len(first)), param, values, kind)
     if not rest:
         return Sweep(first, param, values, kind)
     from joblib import Parallel, delayed
@@ -264,7 +264,7 @@ def sweep(problem: Problem, epsilon=None, priors=None, *, scale=None, solver: st
     return Sweep(first + [r for part in parts for r in part], param, values, kind)
 
 
-def solve_points(probs: list[Problem], solver, warm: bool, progress: bool) -> list:
+def solve_points(probs: list[Problem], solver, warm: bool, progress: bool, done: int = 0) -> list:
     """Solve problems in order (one Result each); with `warm`, one HiGHS instance whose simplex
     starts from the previous point's basis (the sweep and batch path for LP problems).
 
@@ -278,6 +278,8 @@ def solve_points(probs: list[Problem], solver, warm: bool, progress: bool) -> li
         Warm-start LP points from the previous basis.
     progress : bool
         A tqdm bar on stderr.
+    done : int, optional
+        Points of the same sweep already solved: the bar starts there (of `done + len(probs)`).
 
     Returns
     -------
@@ -293,7 +295,7 @@ def solve_points(probs: list[Problem], solver, warm: bool, progress: bool) -> li
     restricted = True        # tried until it first gives up (`lp.solve_restricted`)
     state = None             # the last restricted program's columns, rows and basis
     top = Warm()             # the last reduced LP's outputs and basis (`top_outputs`)
-    for p in tqdm(probs, disable=not progress, desc="sweep", unit="pt"):
+    for p in tqdm(probs, disable=not progress, desc="sweep", unit="pt", initial=done, total=done + len(probs)):
         if not warm:
             out.append(solve(p, solver))
             continue

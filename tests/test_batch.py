@@ -508,9 +508,9 @@ def test_batch_keeps_every_part_of_a_leakage():
                                    rtol=0, atol=1e-12)
 
 
-def test_a_parallel_sweep_starts_workers_only_for_work_worth_it(monkeypatch):
-    """Tiny points run in this process (joblib is never asked); with the threshold at 0 the
-    workers run, and both give the serial sweep's results."""
+def test_a_parallel_sweep_starts_workers_only_for_work_worth_it(monkeypatch, capsys):
+    """Tiny points run in this process (joblib is never asked; the bar counts every point); with
+    the threshold at 0 the workers run, and both give the serial sweep's results."""
     import importlib
 
     import joblib
@@ -528,7 +528,8 @@ def test_a_parallel_sweep_starts_workers_only_for_work_worth_it(monkeypatch):
 
     with monkeypatch.context() as m:
         m.setattr(joblib, "Parallel", NoWorkers)
-        small = co.sweep(base, epsilon=eps, n_jobs=2)
+        small = co.sweep(base, epsilon=eps, n_jobs=2, progress=True)
+    assert "8/8" in capsys.readouterr().err
     monkeypatch.setattr(sweep_mod, "PARALLEL_MIN_S", 0.0)
     par = co.sweep(base, epsilon=eps, n_jobs=2)
     for a, b, c in zip(serial, small, par):
