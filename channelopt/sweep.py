@@ -255,8 +255,6 @@ def sweep(problem: Problem, epsilon=None, priors=None, *, scale=None, solver: st
     # a point's time along the sweep: the first pays one-time costs, the next ones start warm
     if min(r.time_s for r in first[1:]) * len(rest) < PARALLEL_MIN_S:     # less than starting workers
         return Sweep(first + solve_points(rest, solver, warm, progress, done=len(first)), param, values, kind)
-    if not rest:
-        return Sweep(first, param, values, kind)
     from joblib import Parallel, delayed
 
     chunks = [list(c) for c in np.array_split(np.arange(len(rest)), min(n_jobs, len(rest)))]

@@ -265,7 +265,7 @@ def test_the_level_rays_are_every_vertex_of_the_levels_polytope(rule):
         K = int(rng.integers(1, T.MAX_LEVELS + 1))
         levels = np.sort(rng.uniform(0.05, 10.0, K))
         R = np.exp(rule(levels[:, None], levels[None, :]))
-        rays = np.array([np.r_[a, b] for a, b in T._level_rays(np.log(R))])
+        rays = T._level_rays(np.log(R))
         A = [np.r_[np.eye(K)[i], -np.eye(K)[i]] for i in range(K)]
         A += [np.r_[-R[i, j] * np.eye(K)[j], np.eye(K)[i]] for i in range(K) for j in range(K)]
         for _ in range(40):
@@ -285,7 +285,7 @@ def test_the_level_rays_are_the_vertices_qhull_finds(rule):
     for _ in range(8):
         K = int(rng.integers(2, T.MAX_LEVELS + 1))       # (qhull needs a section of dimension 2 at least)
         RL = rule(*np.meshgrid(*[np.sort(rng.uniform(0.1, 4.0, K))] * 2, indexing="ij"))
-        rays = np.array([np.r_[a, b] for a, b in T._level_rays(RL)])
+        rays = T._level_rays(RL)
         F = [np.r_[np.eye(K)[i], -np.eye(K)[i]] for i in range(K)]
         F += [np.r_[-np.exp(RL[i, j]) * np.eye(K)[j], np.eye(K)[i]] for i in range(K) for j in range(K)]
         F = np.array(F)                                  # F v <= 0; v = (x, 1 - sum x)

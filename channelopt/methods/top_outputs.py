@@ -57,12 +57,12 @@ DINKELBACH_STEPS = 100
 """Dinkelbach steps per extreme ray in the ID-LDP pricing (it stops when the ratio stops rising;
 3-6 steps are typical)."""
 ID_MIN_D = 40
-"""ID-LDP from this many inputs on: below, its extreme rays and pricing cost about what a fresh whole
-LP costs, and more than a warm one along a sweep. MinID-LDP with the benchmark's three levels, 26 scales in 0.5..3, this path against the LP
-alone: d = 16 96 / 75 ms, d = 24 107 / 118 ms, d = 32 181 / 189 ms, d = 40 142 / 328 ms, d = 64
-116 / 336 ms; a 100-point scale sweep, this path against the warm LP: d = 32 0.34 / 0.30 s, d = 40
-0.34 / 0.38 s, d = 48 0.35 / 0.43 s, d = 64 0.35 / 0.40 s. Four levels (0.5, 0.8, 1.2, 2 nats), 13
-scales: d = 40 9.5 / 13.2 ms a solve, d = 128 10.9 / 45.8 ms, d = 256 15.2 / 240 ms."""
+"""ID-LDP from this many inputs on: below, its extreme rays and pricing cost about what a fresh
+whole LP costs, and more than a warm one along a sweep. MinID-LDP with the benchmark's three
+levels, 26 scales in 0.5..3, this path against the LP alone: d = 16 96 / 75 ms, d = 24 107 / 118
+ms, d = 32 181 / 189 ms, d = 40 142 / 328 ms, d = 64 116 / 336 ms; a 100-point scale sweep, this
+path against the warm LP: d = 32 0.34 / 0.30 s, d = 40 0.34 / 0.38 s, d = 48 0.35 / 0.43 s, d = 64
+0.35 / 0.40 s. Four levels (0.5, 0.8, 1.2, 2 nats), 13 scales: d = 40 9.5 / 13.2 ms a solve, d = 128 10.9 / 45.8 ms, d = 256 15.2 / 240 ms."""
 MAX_LEVEL_EPS = 30.0
 """ID-LDP budgets up to this. Measured: 24 random problems (d = 50..293, 2-4 levels, the least
 budget 0.3..2 nats and the others up to 30, min / avg / max rules) had the whole LP's optimum, a
@@ -109,11 +109,12 @@ class _IDShape:
 
     def __init__(self, P: np.ndarray, groups: np.ndarray, RL: np.ndarray):
         self.P, self.groups, self.RL = P, groups, RL
-        self.K = RL.shape[0]
         self.eps = float(RL.min())
         """The optima seen use about e^eps + 1 outputs with eps the least budget (MinID-LDP, the
         benchmark's levels, scales 0.5..3: 3, 4, 9, 22 outputs)."""
-        self.rays = _level_rays(RL)
+        K, rays = RL.shape[0], _level_rays(RL)
+        self.A, self.W = rays[:, :K][:, groups], (rays[:, K:] - rays[:, :K])[:, groups]
+        """Per ray (rows) and input: a of its level, and b - a."""
 
     def notion(self, label: np.ndarray) -> IDLDP:
         """The notion on the reduced inputs (of levels `label`): their pair budgets, which
@@ -139,8 +140,7 @@ class _IDShape:
         own = np.ones(d)                                      # the +1 of row y's own ratio
         if extra:                                             # the output that gains nothing
             y, own = np.r_[y, 0], np.r_[own, 0.0]
-        A = np.array([a for a, _ in self.rays])[:, self.groups]              # one row per ray
-        W = np.array([b - a for a, b in self.rays])[:, self.groups]
+        A, W = self.A, self.W
         zero = np.zeros((A.shape[0], 1))
         PW = np.hstack([zero, np.cumsum((P * W)[:, order], axis=1)])
         PWB = np.hstack([zero, np.cumsum((P * W * beta)[:, order], axis=1)])
@@ -168,8 +168,8 @@ def _ratio(lam, desc, PW, PWB, AN, AD, py_a, py_w, by, own):
     return num / den
 
 
-def _level_rays(RL: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The extreme rays (a, b), scaled to sum 1, of the cone `a_l <= b_l`, `b_l <= e^{RL[l, m]} a_m`
+def _level_rays(RL: np.ndarray) -> np.ndarray:
+    """The extreme rays (a, b) as rows, scaled to sum 1, of the cone `a_l <= b_l`, `b_l <= e^{RL[l, m]} a_m`
     (every l, m; RL the levels' pair budgets).
 
     Every facet ties an a to a b and every coordinate bounds every other, so the cone lies in the
@@ -199,8 +199,7 @@ def _level_rays(RL: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
     z = z[np.all(z[:, hi] - z[:, lo] <= w + 1e-9, axis=1)]
     z = np.unique(z, axis=0)                                      # (the same vertex from several trees)
     Z = np.exp(z)
-    Z /= Z.sum(axis=1, keepdims=True)
-    return [(v[:K], v[K:]) for v in Z]
+    return Z / Z.sum(axis=1, keepdims=True)
 
 
 @functools.lru_cache(maxsize=8)
