@@ -295,8 +295,7 @@ def top_outputs(problem: Problem, warm: Warm | None = None,
         solved = _reduced_lp(shape, P, S, h, basis, deadline)
         if solved is None:
             return None
-        q_red, alpha_red, basis, row_of = solved
-        alpha = _spread(P, row_of, alpha_red)
+        q_red, alpha, basis, row_of = solved
         terms = shape.terms(alpha, m > d)
         if terms[d:].size and terms[d] > PRICE_TOL:      # an output outside X would gain: not this method's
             return None
@@ -316,19 +315,13 @@ def top_outputs(problem: Problem, warm: Warm | None = None,
     return q, 1.0 - accuracy_bound - allowance, {"algorithm": "top-outputs", "outputs": int(used.sum()), "rounds": rounds}
 
 
-def _spread(P: np.ndarray, row_of: np.ndarray, alpha_red: np.ndarray) -> np.ndarray:
-    """Row multipliers of the whole problem: each input's reduced row's, a merged row's spread
-    over its members in proportion to P."""
-    mass = np.bincount(row_of, weights=P, minlength=alpha_red.size)
-    return alpha_red[row_of] * P / mass[row_of]
-
-
 def _reduced_lp(shape, P: np.ndarray, S: np.ndarray, h, basis, deadline: float = np.inf):
     """The Hamming problem on the reduced channel, built and solved like any other (`lp.build`,
     `lp.solve_highs` on the given HiGHS instance and basis): a row per input of S (in S's order),
     then one per group of the other inputs (its prior mass), a column per output of S; distortion
-    0 on S's diagonal, 1 elsewhere. Returns (q, the row sums' multipliers alpha for the accuracy,
-    HiGHS basis, each input's row) or None (HiGHS failed, or the deadline passed)."""
+    0 on S's diagonal, 1 elsewhere. Returns (q, the accuracy's multipliers alpha of the whole
+    problem's row sums, HiGHS basis, each input's row) or None (HiGHS failed, or the deadline
+    passed)."""
     d, k = P.size, S.size
     row_of = np.empty(d, dtype=int)
     row_of[S] = np.arange(k)
@@ -349,5 +342,8 @@ def _reduced_lp(shape, P: np.ndarray, S: np.ndarray, h, basis, deadline: float =
     if raw.status != "optimal" or raw.z is None or raw.y_eq is None:
         return None
     # the distortion is sum_i mass_i - accuracy over row-stochastic channels, so the accuracy's
-    # multiplier of row i's sum is mass_i less the distortion's (the first r equality rows)
-    return np.maximum(prog.channel(raw.z), 0.0), mass - raw.y_eq[:r], raw.basis, row_of
+    # multiplier of row i's sum is mass_i less the distortion's (the first r equality rows); a
+    # merged row's is spread over its members in proportion to P
+    share = np.divide(raw.y_eq[:r], mass, out=np.zeros(r), where=mass > 0)
+    alpha = (1.0 - share)[row_of] * P
+    return np.maximum(prog.channel(raw.z), 0.0), alpha, raw.basis, row_of
