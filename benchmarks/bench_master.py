@@ -153,12 +153,12 @@ def main(argv=None):
             problem = co.Problem(prior=P, privacy=[co.LIP(eps)], utility=co.Bayes("bayes-mse"))
             h = colgen.scaled_utility(problem).h
             fam = LIPBox(P, eps)
-            cells = [("vertices", lambda: run_vertices(problem, args.limit)),
-                     ("estimates", lambda: run_estimates(P, fam, h, args.limit, False))]
+            cells = [("vertices", run_vertices, (problem, args.limit)),
+                     ("estimates", run_estimates, (P, fam, h, args.limit, False))]
             if args.ipm:
-                cells.append(("estimates (IPM)", lambda: run_estimates(P, fam, h, args.limit, True)))
-            for name, fn in cells:
-                row = {"d": d, "eps": eps, "master": name, **fn()}
+                cells.append(("estimates (IPM)", run_estimates, (P, fam, h, args.limit, True)))
+            for name, fn, fn_args in cells:
+                row = {"d": d, "eps": eps, "master": name, **fn(*fn_args)}
                 rows.append(row)
                 detail = (f"{row['iters_per_round']:.0f} simplex iterations a round, {row['ms_per_iter']:.3f} ms each"
                           if name == "vertices" else
