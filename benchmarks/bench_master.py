@@ -45,8 +45,14 @@ GAP = 1e-9
 class Estimates:
     """The master over estimates (module docstring), grown one block per estimate."""
 
-    def __init__(self, P: np.ndarray, fam: LIPBox, h: np.ndarray, ipm: bool):
+    def __init__(self, P: np.ndarray, fam: LIPBox, h: np.ndarray, ipm: bool, window: float = np.inf):
         self.P, self.h, self.d = P, h, P.size
+        # --window: a block keeps a column only for the symbols within `window` times the mass
+        # `c = (1 - e^-eps) / (e^eps - e^-eps)` a top set holds, along h, of its estimate
+        order = np.argsort(h, kind="stable")
+        self.order, self.F = order, np.empty(P.size)
+        self.F[order] = np.cumsum(P[order]) - 0.5 * P[order]
+        self.span = window * (1.0 - np.exp(-fam.eps)) / (np.exp(fam.eps) - np.exp(-fam.eps))
         self.a, self.w = P * fam.lo, P * (fam.hi - fam.lo)
         self.R = 1.0 - self.a.sum()
         self.lams: list[float] = []
@@ -68,20 +74,22 @@ class Estimates:
         """Add a block per new estimate; returns how many were new."""
         d, hs = self.d, self.hs
         new = [float(x) for x in np.unique(np.round(lams, 12)) if float(x) not in self.lams]
-        one, two = np.ones(2 * d), (2 * np.arange(d)).astype(np.int32)
         for lam in new:
+            at = self.F[self.order][min(int(np.searchsorted(self.h[self.order], lam)), d - 1)]
+            U = np.flatnonzero(np.abs(self.F - at) <= self.span)
+            n, two = U.size, (2 * np.arange(U.size)).astype(np.int32)
             r2, c0 = hs.getNumRow(), hs.getNumCol()
             hs.addRows(1, np.zeros(1), np.zeros(1), 0, np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0))
             # W_k: a in the prior rows, -(1 - sum a) in the block's mass row
             hs.addCols(1, np.array([2 * lam * (self.h @ self.a) - lam * lam]), np.zeros(1), np.array([np.inf]),
                        d + 1, np.zeros(1, np.int32), np.r_[np.arange(d), r2].astype(np.int32), np.r_[self.a, -self.R])
-            # pi - a W_k >= 0 per symbol: 1 in its prior row and in the block's mass row
-            idx = np.column_stack([np.arange(d), np.full(d, r2)]).ravel().astype(np.int32)
-            hs.addCols(d, 2 * lam * self.h, np.zeros(d), np.full(d, np.inf), 2 * d, two, idx, one)
+            # pi - a W_k >= 0 per symbol of U: 1 in its prior row and in the block's mass row
+            idx = np.column_stack([U, np.full(n, r2)]).ravel().astype(np.int32)
+            hs.addCols(n, 2 * lam * self.h[U], np.zeros(n), np.full(n, np.inf), 2 * n, two, idx, np.ones(2 * n))
             # and at most w W_k
-            idx = np.column_stack([c0 + 1 + np.arange(d), np.full(d, c0)]).ravel().astype(np.int32)
-            hs.addRows(d, np.full(d, -np.inf), np.zeros(d), 2 * d, two, idx,
-                       np.column_stack([np.ones(d), -self.w]).ravel())
+            idx = np.column_stack([c0 + 1 + np.arange(n), np.full(n, c0)]).ravel().astype(np.int32)
+            hs.addRows(n, np.full(n, -np.inf), np.zeros(n), 2 * n, two, idx,
+                       np.column_stack([np.ones(n), -self.w[U]]).ravel())
             self.lams.append(lam)
         return len(new)
 
@@ -92,9 +100,9 @@ class Estimates:
         return self.hs.getInfo().objective_function_value, np.asarray(self.hs.getSolution().row_dual)[:self.d]
 
 
-def run_estimates(P, fam, h, limit: float, ipm: bool) -> dict:
+def run_estimates(P, fam, h, limit: float, ipm: bool, window: float = np.inf) -> dict:
     t0 = time.perf_counter()
-    m = Estimates(P, fam, h, ipm)
+    m = Estimates(P, fam, h, ipm, window)
     ext = fam.initial(h) @ h
     m.add(np.linspace(ext.min(), ext.max(), 33))
     bound, rounds, value = np.inf, 0, -np.inf
@@ -143,6 +151,8 @@ def main(argv=None):
     ap.add_argument("--eps", default="1")
     ap.add_argument("--limit", type=float, default=120.0)
     ap.add_argument("--ipm", action="store_true", help="also the estimates master by interior point")
+    ap.add_argument("--window", type=float, default=None,
+                    help="also the estimates master with each block cut to this many times c along h")
     ap.add_argument("--out", default=str(Path(__file__).parent / "results"))
     args = ap.parse_args(argv)
     rows = []
@@ -157,6 +167,8 @@ def main(argv=None):
                      ("estimates", run_estimates, (P, fam, h, args.limit, False))]
             if args.ipm:
                 cells.append(("estimates (IPM)", run_estimates, (P, fam, h, args.limit, True)))
+            if args.window is not None:
+                cells.append((f"estimates (x{args.window:g})", run_estimates, (P, fam, h, args.limit, False, args.window)))
             for name, fn, fn_args in cells:
                 row = {"d": d, "eps": eps, "master": name, **fn(*fn_args)}
                 rows.append(row)
