@@ -1180,6 +1180,25 @@ def test_near_ties_finds_the_best_vertex_on_a_plateau_of_tied_chords(kind):
         assert rc_found.max() <= rc.max() + 1e-12 * max(1.0, abs(rc.max()))
 
 
+def test_sorted_sums_by_doubling_are_every_subset_in_order():
+    """`structured._sorted_sums` (near_ties' sorted subset sums, built by merging): the sums are
+    exactly the 2^n subset sums of x in increasing order (each one recomputed from the subset its
+    index names), the y sums belong to the same subsets, and every subset appears once."""
+    from channelopt.methods.structured import _sorted_sums
+
+    rng = np.random.default_rng(5)
+    for n in (0, 1, 5, 11):
+        x, y = rng.random(n), rng.normal(size=n)
+        sums, ys, index = _sorted_sums(x, y)
+        members = (index[:, None] >> np.arange(n)[None, :]) & 1
+        assert np.array_equal(np.sort(index), np.arange(2 ** n))
+        assert np.all(np.diff(sums) >= 0)
+        assert np.allclose(sums, members @ x, rtol=0, atol=1e-14)
+        assert np.allclose(ys, members @ y, rtol=0, atol=1e-14)
+        brute = np.sort(np.array([sum(c) for r in range(n + 1) for c in itertools.combinations(x, r)]))
+        assert np.allclose(sums, brute, rtol=0, atol=1e-14)
+
+
 def test_near_ties_fine_search_gives_admissible_vertices_no_worse_on_average():
     """d = 40: the fine search (two sets of 16, against 14) returns vertices of the polytope, and
     with as many trials its best reduced cost is at least the coarse one's on most of four dual
