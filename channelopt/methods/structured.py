@@ -707,7 +707,7 @@ class LIPBox(Family):
         a, b = F(self.lo), F(self.hi)
         w, D = P * (self.hi - self.lo), b - a
         need = 1.0 - float(P @ self.lo)                  # mass above the lower bounds
-        bits = ((np.arange(2 ** n)[:, None] >> np.arange(n)) & 1).astype(float)
+        item = np.arange(n)
         out = []
         for _ in range(trials):
             k = int(rng.integers(d))
@@ -729,7 +729,7 @@ class LIPBox(Family):
                 vk = P[k] * self.lo[k] + np.clip(extra, 0.0, w[k])
                 value = np.where(ok, gA + gB[j] + f(vk) - mu[k] * vk - a[k], -np.inf)
                 i = int(np.argmax(value))
-                H = np.concatenate([fixed, A[bits[oA[i]] > 0], B[bits[o[j[i]]] > 0]])
+                H = np.concatenate([fixed, A[(oA[i] >> item) & 1 == 1], B[(o[j[i]] >> item) & 1 == 1]])
                 v = P * self.lo
                 v[H] = P[H] * self.hi[H]
                 v[k] = vk[i]
