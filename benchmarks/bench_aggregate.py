@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -42,7 +43,6 @@ from channelopt import bench
 from channelopt.methods import colgen
 from channelopt.methods.structured import LIPBox
 
-GAP = 1e-9
 MERGE, REACH = 4, 1
 """Symbols merged by MERGE along h in the first problem; groups within REACH groups of a change
 of a used column are split back into their symbols."""
@@ -52,23 +52,6 @@ def problem(d: int, eps: float):
     rng = np.random.default_rng([d, 0, int(eps * 100), 0])      # bench_posterior's first Dirichlet seed
     P = rng.dirichlet(np.ones(d))
     return co.Problem(prior=P, privacy=[co.LIP(eps)], utility=co.Bayes("bayes-mse"))
-
-
-def relative(value: float, bound: float) -> float:
-    """Gap relative to the MSE (in the loop's scaled units the MSE / Var is 1 - gain)."""
-    return (bound - value) / (1.0 - value)
-
-
-def merged(P, h, eps, group, deadline, start=None, gap=GAP):
-    """Solve the problem with the symbols of each group merged: (group masses, master, w, value, bound, info)."""
-    Pg = np.bincount(group, weights=P)
-    hg = np.bincount(group, weights=P * h) / Pg
-    fam = LIPBox(Pg, eps)
-    if start is None and Pg.size > colgen.COARSE_MIN:
-        start = colgen._coarse_start(Pg, fam, hg, deadline)
-    master, w, value, bound, info = colgen._generate(Pg, fam, colgen.Scaled("bayes-mse", hg), deadline, None,
-                                                    colgen.MAX_ROUNDS, gap, start)
-    return Pg, hg, master, w, value, bound, info
 
 
 def refine(P, h, eps, group, Pg, master, w):
@@ -112,6 +95,7 @@ def run(d: int, eps: float, limit: float) -> dict:
     p = problem(d, eps)
     P, sc = p.prior, colgen.scaled_utility(p)
     h, fam = sc.h, LIPBox(p.prior, eps)
+    relative = partial(colgen._natural_gap, "bayes-mse", P=P)      # (value, bound) -> gap relative to the MSE
     row: dict = {"d": d, "eps": eps}
 
     t = time.perf_counter()
@@ -125,9 +109,9 @@ def run(d: int, eps: float, limit: float) -> dict:
     order = np.argsort(h, kind="stable")
     group = np.empty(d, dtype=int)
     group[order] = np.arange(d) // MERGE
-    Pg, hg, m, wv, v1, b1, _ = merged(P, h, eps, group, deadline, gap=1e-7)
+    Pg, _, m, wv, _, _, _ = colgen.solve_merged(P, fam, h, group, deadline, 1e-7)
     group, cols, split = refine(P, h, eps, group, Pg, m, wv)
-    Pg, hg, m, wv, v2, b2, info = merged(P, h, eps, group, deadline, start=(cols, None, None))
+    Pg, hg, m, wv, v2, b2, _ = colgen.solve_merged(P, fam, h, group, deadline, colgen.GAP_TOL, (cols, None, None))
     row.update(aggregated_s=time.perf_counter() - t, groups=Pg.size, split=split, aggregated_value=v2,
                aggregated_gap=relative(v2, b2), value_over_colgen=v2 - value)
     for name, mu in duals(P, h, eps, group, Pg, hg, m, wv).items():
@@ -137,7 +121,7 @@ def run(d: int, eps: float, limit: float) -> dict:
             used = wv > 1e-14
             start = (np.vstack([P[None, :] * (m.V[used] / Pg)[:, group], priced.columns]), mu, wv[used])
             t2 = time.perf_counter()
-            _, _, v3, b3, info3 = colgen._generate(P, fam, sc, t2 + limit, None, colgen.MAX_ROUNDS, GAP, start)
+            _, _, v3, b3, info3 = colgen._generate(P, fam, sc, t2 + limit, None, colgen.MAX_ROUNDS, colgen.GAP_TOL, start)
             row.update(seeded_s=time.perf_counter() - t2, seeded_rounds=info3["rounds"],
                        seeded_gap=relative(v3, b3))
     return row

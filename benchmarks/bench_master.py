@@ -39,7 +39,6 @@ import channelopt as co
 from channelopt.methods import colgen
 from channelopt.methods.structured import MAX_NODES, LIPBox, _price_mse, _Stop
 
-GAP = 1e-9
 
 
 class Estimates:
@@ -111,9 +110,9 @@ def run_estimates(P, fam, h, limit: float, ipm: bool, window: float = np.inf) ->
         value, mu = m.solve()
         priced = _price_mse(fam, h, mu, _Stop(None, 1.0, np.inf, MAX_NODES))
         bound = min(bound, float(mu @ P) + max(priced.upper, 0.0))
-        gap = (bound - value) / (1.0 - value)            # relative to the MSE (loop units: 1 - gain)
+        gap = colgen._natural_gap("bayes-mse", value, bound, P)    # relative to the MSE (loop units: 1 - gain)
         added = m.add(priced.columns @ h) if len(priced.columns) else 0
-        if gap <= GAP or not added or time.perf_counter() - t0 > limit:
+        if gap <= colgen.GAP_TOL or not added or time.perf_counter() - t0 > limit:
             break
     return {"time_s": time.perf_counter() - t0, "rounds": rounds, "gap": gap, "estimates": len(m.lams),
             "lp_rows": m.hs.getNumRow(), "lp_cols": m.hs.getNumCol()}

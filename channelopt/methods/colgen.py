@@ -463,15 +463,27 @@ def _coarse_start(P, fam: Family, h, deadline):
     order = np.argsort(h, kind="stable")
     group = np.empty(P.size, dtype=int)
     group[order] = np.arange(P.size) // 2
-    Pc = np.bincount(group, weights=P)
-    hc = np.bincount(group, weights=P * h) / Pc
-    famc = type(fam)(Pc, fam.eps)
-    sc = Scaled("bayes-mse", hc)
-    start = _coarse_start(Pc, famc, hc, deadline) if Pc.size > COARSE_MIN else None
-    master, w, _, _, _ = _generate(Pc, famc, sc, deadline, None, MAX_ROUNDS, COARSE_GAP, start)
+    Pc, _, master, w, _, _, _ = solve_merged(P, fam, h, group, deadline, COARSE_GAP)
     used = w > 0
     cols = P[None, :] * (master.V[used] / Pc[None, :])[:, group]
     return cols, master.mu_best[group] if master.mu_best is not None else None, w[used]
+
+
+def solve_merged(P, fam: Family, h, group: np.ndarray, deadline: float, gap_tol: float, start=None):
+    """bayes-mse with the symbols of each group merged (`group[x]`: x's group, 0..G-1), by the
+    column generation loop from `start`, or above COARSE_MIN groups from its own pair-merged start
+    (`_coarse_start`). A channel of the merged problem, applied to every symbol of a group, is a
+    channel of the full one with the same leakage and the same MSE for the merged target (the
+    group's P-weighted mean of h). Returns (group masses, merged target, master, w, value, bound,
+    info), in the loop's units."""
+    Pc = np.bincount(group, weights=P)
+    hc = np.bincount(group, weights=P * h) / Pc
+    famc = type(fam)(Pc, fam.eps)
+    if start is None and Pc.size > COARSE_MIN:
+        start = _coarse_start(Pc, famc, hc, deadline)
+    master, w, value, bound, info = _generate(Pc, famc, Scaled("bayes-mse", hc), deadline, None, MAX_ROUNDS,
+                                              gap_tol, start)
+    return Pc, hc, master, w, value, bound, info
 
 
 def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds: int, gap_tol: float,
