@@ -62,7 +62,8 @@ whole LP costs, and more than a warm one along a sweep. MinID-LDP with the bench
 levels, 26 scales in 0.5..3, this path against the LP alone: d = 16 96 / 75 ms, d = 24 107 / 118
 ms, d = 32 181 / 189 ms, d = 40 142 / 328 ms, d = 64 116 / 336 ms; a 100-point scale sweep, this
 path against the warm LP: d = 32 0.34 / 0.30 s, d = 40 0.34 / 0.38 s, d = 48 0.35 / 0.43 s, d = 64
-0.35 / 0.40 s. Four levels (0.5, 0.8, 1.2, 2 nats), 13 scales: d = 40 9.5 / 13.2 ms a solve, d = 128 10.9 / 45.8 ms, d = 256 15.2 / 240 ms."""
+0.35 / 0.40 s. Four levels (0.5, 0.8, 1.2, 2 nats), 13 scales: d = 40 9.5 / 13.2 ms a solve,
+d = 128 10.9 / 45.8 ms, d = 256 15.2 / 240 ms."""
 MAX_LEVEL_EPS = 30.0
 """ID-LDP budgets up to this. Measured: 24 random problems (d = 50..293, 2-4 levels, the least
 budget 0.3..2 nats and the others up to 30, min / avg / max rules) had the whole LP's optimum, a
