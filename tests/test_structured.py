@@ -1516,3 +1516,63 @@ def test_meet_pricings_past_their_deadline_return_valid_bounds_and_say_so():
     box = fam.price("mutual-information", mu, max_nodes=50)
     r = structured._price_lip_meet(fam, f, mu, past, box.best, box.upper)
     assert r.stopped == "time_limit" and r.upper >= box.upper >= true
+
+
+@pytest.mark.parametrize("d, eps, family", [(64, 0.7, "dirichlet"), (200, 0.5, "zipf"), (256, 1.0, "dirichlet")])
+def test_bayes_mse_refined_start_and_slack_points_meet_the_plain_loop(monkeypatch, d, eps, family):
+    """bayes-mse under LIP, solved as `solve` does (slack points; from `_refined_start` at d = 200 and
+    256, where its bands are wide), and by the loop without either (pair-merged start, the master's
+    duals): the same optimum to 1e-8, both certified, and
+    each bound at or above the other's channel (every bound is valid for every channel)."""
+    from channelopt.methods import colgen as CG
+
+    rng = np.random.default_rng([d, 11])
+    P = rng.dirichlet(np.ones(d)) if family == "dirichlet" else rng.permutation(np.arange(1, d + 1) ** -1.1)
+    P = P / P.sum()
+    p = co.Problem(prior=P, values=rng.normal(size=d), privacy=[co.LIP(eps)], utility=co.Bayes("bayes-mse"))
+    _, _, g, b, info = column_generation(p, family_for(p), time_limit=120)
+    monkeypatch.setattr(CG, "REFINED", np.inf)
+    monkeypatch.setattr(CG, "SLACK_FLAT", None)
+    _, _, g0, b0, info0 = column_generation(p, family_for(p), time_limit=120)
+    assert "stopped" not in info and "stopped" not in info0
+    scale = abs(CG.scaled_utility(p).factor)
+    assert g == pytest.approx(g0, abs=1e-8 * scale)
+    assert b >= g0 - 1e-12 * scale and b0 >= g - 1e-12 * scale
+
+
+def test_slack_points_certify_an_optimal_channel_and_stay_valid_at_a_poor_one(monkeypatch):
+    """`_slack_point` alone, from the channel the plain loop certifies (d = 96, LIP eps = 1): exact
+    pricing at its points, each priced column kept as a cut, closes to 1e-9 of the MSE within 30
+    rounds. From a poor channel (GRR's) its points, while its program has any, still give bounds at
+    or above the optimum."""
+    from channelopt.methods import colgen as CG
+
+    P = np.random.default_rng(8).dirichlet(np.ones(96))
+    p = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Bayes("bayes-mse"))
+    fam, sc = family_for(p), CG.scaled_utility(p)
+    monkeypatch.setattr(CG, "SLACK_FLAT", None)
+    V, w, g, b, _ = column_generation(p, fam, time_limit=120)
+    value = (g - sc.shift) / sc.factor                        # in the loop's units
+    mse = 1.0 - value
+    assert (b - g) / sc.factor <= 1e-9 * mse
+
+    def close(V, w, rounds):
+        cuts, best = np.zeros((0, P.size)), np.inf
+        for _ in range(rounds):
+            mu = CG._slack_point(fam, sc.h, V, w, cuts, np.inf)
+            if mu is None:                                    # no point near that face: no bound
+                break
+            priced = fam.price("bayes-mse", mu, sc.h)
+            best = min(best, float(mu @ P + max(priced.upper, 0.0)))
+            cuts = np.vstack([cuts, priced.columns])
+            if best - value <= 1e-9 * mse:
+                break
+        return best
+
+    used = w > 1e-14
+    assert value - 1e-12 <= close(V[used], w[used], 30) <= value + 1e-9 * mse
+    e = np.e
+    grr = P[None, :] * (1.0 + (e - 1.0) * np.eye(P.size)) / (1.0 + (e - 1.0) * P)[:, None]   # GRR's posteriors
+    p_grr = np.linalg.solve(grr.T, P)
+    bound = close(grr, p_grr, 3)
+    assert np.isfinite(bound) and bound >= value - 1e-12

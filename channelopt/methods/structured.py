@@ -327,6 +327,10 @@ class LIPBox(Family):
         super().__init__(P, eps)
         self.lo = np.full(self.d, np.exp(-self.eps))
         self.hi = np.minimum(np.exp(self.eps), 1.0 / self.P)
+        self.band = (1.0 - math.exp(-self.eps)) / (math.exp(self.eps) - math.exp(-self.eps))
+        """The prior mass an admissible output holds at its upper bound, in z = (u - lo) / (hi - lo):
+        every u in K has `P . z = band` (where hi = e^eps throughout), so bayes-mse's optimum splits
+        the prior into about 1 / band bands along h (docs/reliability.md)."""
         self._face_cache: dict = {}
         self.drift = np.zeros(self.d)
         """How far `low_loss`'s columns so far have strayed from the patterns' target mean (their
