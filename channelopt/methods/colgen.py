@@ -501,12 +501,13 @@ place where a column in use changes are split back into their symbols."""
 
 
 def _refined_start(P, fam: LIPBox, h, deadline):
-    """Columns and weights of bayes-mse under LIP from two merged problems (benchmarks/bench_aggregate.py):
+    """(columns, duals, weights) of bayes-mse under LIP from two merged problems (bench_aggregate.py):
     symbols merged by MERGE along h, solved to COARSE_GAP; then every group within REACH groups of
     a place where a column in use changes along h (or is fractional) split back into its symbols,
     the runs of groups between them merged into one symbol each, solved from the first one's
     columns to GAP_TOL. Its channel, applied to each symbol of a group, is a channel of the full
-    problem with the same leakage and MSE (at d = 256 its value is the optimum's to 3e-12)."""
+    problem with the same leakage and MSE (at d = 256 its value is the optimum's to 3e-12); its
+    master's best duals, given to every symbol of a group, are a dual point of the full one."""
     order = np.argsort(h, kind="stable")
     group = np.empty(P.size, dtype=int)
     group[order] = np.arange(P.size) // MERGE
