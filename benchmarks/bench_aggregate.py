@@ -43,40 +43,14 @@ from channelopt import bench
 from channelopt.methods import colgen
 from channelopt.methods.structured import LIPBox
 
-MERGE, REACH = 4, 1
-"""Symbols merged by MERGE along h in the first problem; groups within REACH groups of a change
-of a used column are split back into their symbols."""
+MERGE = colgen.MERGE
+"""Symbols merged by MERGE along h in the first problem (`colgen.refine` then splits groups back)."""
 
 
 def problem(d: int, eps: float):
     rng = np.random.default_rng([d, 0, int(eps * 100), 0])      # bench_posterior's first Dirichlet seed
     P = rng.dirichlet(np.ones(d))
     return co.Problem(prior=P, privacy=[co.LIP(eps)], utility=co.Bayes("bayes-mse"))
-
-
-def refine(P, h, eps, group, Pg, master, w):
-    """Step 2 of the docstring: the new groups and the first problem's used columns on them."""
-    used = w > 1e-14
-    U = master.V[used] / Pg                      # u = post / P on the groups (in h order)
-    G = Pg.size
-    change = np.flatnonzero((np.abs(np.diff(U, axis=1)) > 1e-9 * np.abs(U).max()).any(axis=0))
-    split = ((U > np.exp(-eps) * (1 + 1e-9)) & (U < np.exp(eps) * (1 - 1e-9))).any(axis=0)
-    for r in range(REACH + 1):
-        split[np.clip(change - r, 0, G - 1)] = True
-        split[np.clip(change + 1 + r, 0, G - 1)] = True
-    new, gid, run = np.empty(P.size, dtype=int), -1, False
-    for g in range(G):
-        members = np.flatnonzero(group == g)
-        if split[g]:
-            for x in members[np.argsort(h[members], kind="stable")]:
-                gid += 1
-                new[x] = gid
-        else:
-            gid += 0 if run else 1
-            new[members] = gid
-        run = not split[g]
-    cols = P[None, :] * U[:, group]             # the used columns, full d
-    return new, np.stack([np.bincount(new, weights=c) for c in cols]), int(split.sum())
 
 
 def duals(P, h, eps, group, Pg, hg, master, w) -> dict:
@@ -110,7 +84,7 @@ def run(d: int, eps: float, limit: float) -> dict:
     group = np.empty(d, dtype=int)
     group[order] = np.arange(d) // MERGE
     Pg, _, m, wv, _, _, _ = colgen.solve_merged(P, fam, h, group, deadline, 1e-7)
-    group, cols, split = refine(P, h, eps, group, Pg, m, wv)
+    group, cols, split = colgen.refine(P, fam, h, group, Pg, m.V[wv > 1e-14])
     Pg, hg, m, wv, v2, b2, _ = colgen.solve_merged(P, fam, h, group, deadline, colgen.GAP_TOL, (cols, None, None))
     row.update(aggregated_s=time.perf_counter() - t, groups=Pg.size, split=split, aggregated_value=v2,
                aggregated_gap=relative(v2, b2), value_over_colgen=v2 - value)

@@ -512,8 +512,21 @@ def _refined_start(P, fam: LIPBox, h, deadline):
     group = np.empty(P.size, dtype=int)
     group[order] = np.arange(P.size) // MERGE
     Pg, _, master, w, _, _, _ = solve_merged(P, fam, h, group, deadline, COARSE_GAP)
+    new, merged, _ = refine(P, fam, h, group, Pg, master.V[w > 1e-14])
+    Pc, _, master, w, _, _, _ = solve_merged(P, fam, h, new, deadline, GAP_TOL, (merged, None, None))
     used = w > 1e-14
-    U = master.V[used] / Pg                               # u = post / P on the groups (in h order)
+    mu = master.mu_best[new] if master.mu_best is not None else None    # a dual point, as `_coarse_start`'s
+    return P[None, :] * (master.V[used] / Pc)[:, new], mu, w[used]
+
+
+def refine(P, fam: LIPBox, h, group: np.ndarray, Pg: np.ndarray, V: np.ndarray):
+    """The second grouping of `_refined_start`: from the groups along h (`group[x]`, masses Pg) and
+    the posteriors V of the merged problem's columns in use, every group within REACH groups of a
+    place where a column changes along h (or is fractional) split into its symbols, each run of
+    the other groups merged into one. Returns (the new groups, V's columns on them, how many
+    groups were split)."""
+    order = np.argsort(h, kind="stable")
+    U = V / Pg                                             # u = post / P on the groups (in h order)
     G = Pg.size
     change = np.flatnonzero((np.abs(np.diff(U, axis=1)) > 1e-9 * np.abs(U).max()).any(axis=0))
     split = ((U > fam.lo[0] * (1 + 1e-9)) & (U < np.exp(fam.eps) * (1 - 1e-9))).any(axis=0)
@@ -526,12 +539,8 @@ def _refined_start(P, fam: LIPBox, h, deadline):
     starts = s_split | np.r_[True, np.diff(group[order]) != 0] & np.r_[True, s_split[:-1]]
     new = np.empty(P.size, dtype=int)
     new[order] = np.cumsum(starts) - 1
-    cols = P[None, :] * U[:, group]                        # the used columns, full d
-    Pc, _, master, w, _, _, _ = solve_merged(P, fam, h, new, deadline, GAP_TOL,
-                                             (np.stack([np.bincount(new, weights=c) for c in cols]), None, None))
-    used = w > 1e-14
-    mu = master.mu_best[new] if master.mu_best is not None else None    # a dual point, as `_coarse_start`'s
-    return P[None, :] * (master.V[used] / Pc)[:, new], mu, w[used]
+    cols = P[None, :] * U[:, group]                        # the columns, full d
+    return new, np.stack([np.bincount(new, weights=c) for c in cols]), int(split.sum())
 
 
 def solve_merged(P, fam: Family, h, group: np.ndarray, deadline: float, gap_tol: float, start=None):
@@ -698,8 +707,9 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
                     else:
                         one = fam.price(sc.kind, at_slack, sc.h, deadline=deadline, tol=tol)
                         nodes += one.nodes
-                        if float(at_slack @ P + one.upper) < bound:
-                            bound, mu_best = float(at_slack @ P + one.upper), at_slack
+                        b_slack = float(at_slack @ P + one.upper)
+                        if b_slack < bound:
+                            bound, mu_best = b_slack, at_slack
                         slack_cuts = np.vstack([slack_cuts, one.columns])[-SLACK_CUTS:]
                         pricings.append(one)
                 priced = pricings[0]
