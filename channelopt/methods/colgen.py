@@ -147,18 +147,35 @@ the two cells that did not close in 60 s (Dirichlet eps = 1 seed 0, eps = 0.5 se
 so LDP does not use it. bayes-mse only: its pricing is a one-dimensional search that costs
 milliseconds next to a stalled master's 0.1-1 s; the separable pricings are branch and bounds."""
 SLACK_FLAT: int | None = 3
-"""bayes-mse under LIP from `_refined_start` (None: never): once the master's value has not risen for SLACK_FLAT rounds,
-each round also prices exactly at `_slack_point` (complementary slackness with the columns in use,
-centred), keeping its bound, its columns, and them as its next cuts; after a failed program, again
-once the value has risen. From `_refined_start`'s channel (Dirichlet seed 0, eps = 1): d = 256
-certified in 12 rounds, 3.1 s (6.4 s, 212 rounds without); d = 512 in 14 rounds, 17 s (60 s and a
-gap of 2.7e-4 without). At d = 1024 its program (117 columns in use, 120k rows) takes 6.4 s an
-interior point solve (HiGHS ipx; hipo 15-24 s), so the loop gets a few rounds (60 s: 2.2e-4).
-Not from `_coarse_start`, whose channel is far from optimal while its value still rises: there the
-program is infeasible round after round (d = 256, eps = 1: 9.1 s against 6.4 s) and at d = 1024,
-eps = 4 the loop did not close in 60 s (4.1e-2) where it certifies in 18 s without."""
+"""bayes-mse under LIP from `_refined_start` (None: never): once the master's value has not risen for
+SLACK_FLAT rounds, each round also prices exactly at `_slack_point` (complementary slackness with
+the columns in use, centred), keeping its bound, its columns, and them as its next cuts; after a
+failed program, again once the value has risen (`_refined_start`'s second merged problem too). From
+`_refined_start`'s channel (Dirichlet seed 0, eps = 1): d = 256 certified in 12 rounds, 3.1 s
+(6.4 s, 212 rounds without); d = 512 in 14 rounds, 17 s (60 s and a gap of 2.7e-4 without). At d = 1024
+its program (117 columns in use, 120k rows) takes 6.4 s an interior point solve (HiGHS ipx; hipo
+15-24 s), so the loop gets a few rounds. The second merged problem of `_refined_start` is priced at
+slack points too (`solve_merged(slack=True)`): at d = 1024 its value was flat while the smoothing's
+bound crawled (272 groups, eps = 1: 99 rounds, 3.0e-4 at 55 s, and the run ended 9.0e-2 from its
+bound); with them it is certified in 18-27 s, and the run ends at 7.4e-5..1.6e-4 (eps = 1) and
+4.6e-3 (eps = 0.5, was 1.6e-2) at 60 s. Waiting after a slack point that does not lower the bound
+(for the value to close a tenth of the gap, or 2, 4, 8... rounds) ends d = 1024 at 5.8e-6 / 1.6e-4,
+but made d = 512 cells 2-6x slower (Dirichlet eps = 1: 13 -> 28 s, Zipf eps = 0.5: 6 -> 37 s);
+waiting as long again as the slack point took, Zipf eps = 1: 17 -> 39 s. Not kept. Not from
+`_coarse_start`, whose channel is far from optimal while its value still rises: there the program is
+infeasible round after round (d = 256, eps = 1: 9.1 s against 6.4 s) and at d = 1024, eps = 4 the
+loop did not close in 60 s (4.1e-2) where it certifies in 18 s without."""
 SLACK_CUTS = 4000
 """At most this many columns priced at the last slack points are kept as `_slack_point`'s cuts."""
+
+
+MASTER_PIVOTS, MASTER_PIVOTS_PER_ROW = 2_000, 5
+"""The warm primal simplex solve of the master stops after max(MASTER_PIVOTS, MASTER_PIVOTS_PER_ROW d)
+pivots and goes to the fallbacks of `Master.solve`: past that it is cycling through degenerate
+pivots. bayes-mse under LIP, d = 1024, eps = 0.5, the refined problem of `_refined_start` (278
+groups): one round's solve ran 225,510 pivots and 47.7 s to the time limit, where the rounds before
+took 100-800; with the limit (2,000 pivots here) the fallback's dual simplex takes 500-1,900 and the
+problem is certified in 32 s. At a limit of 20,000 pivots each stalled solve still cost about 4 s."""
 
 
 class Master:
@@ -262,17 +279,19 @@ class Master:
         # HiGHS's time limit is read against its run clock, which adds up over the model's runs
         h.setOptionValue("time_limit", h.getRunTime() + float(max(left, 1e-3)) if np.isfinite(left)
                          else self.hp.kHighsInf)
+        h.setOptionValue("simplex_iteration_limit", max(MASTER_PIVOTS, MASTER_PIVOTS_PER_ROW * self.P.size))
         h.run()
         if h.getModelStatus() == self.hp.HighsModelStatus.kTimeLimit:
             if h.getInfo().primal_solution_status == 2:                      # 2: feasible
                 return np.maximum(np.asarray(h.getSolution().col_value)[self.offset:], 0.0), None
             return self.w_last.copy(), None
         if h.getModelStatus() != optimal:
-            # the warm primal simplex stalled: the dual simplex, then from scratch the primal one,
-            # then the dual one without presolve. The master is feasible (the prior's column alone
+            # the warm primal simplex stalled (or passed MASTER_PIVOTS): the dual simplex, then from
+            # scratch the primal one, then the dual one without presolve. The master is feasible (the prior's column alone
             # is), yet a cold dual simplex after presolve has called it infeasible (LDP
             # histogram-MSE, d = 64, after 1,740 rounds; the same model solved by the other two)
             timed_out = self.hp.HighsModelStatus.kTimeLimit
+            h.setOptionValue("simplex_iteration_limit", self.hp.kHighsIInf)
             for strategy, cold in ((1, False), (4, True), (1, True)):
                 h.setOptionValue("simplex_strategy", strategy)
                 h.setOptionValue("presolve", "off" if strategy == 1 and cold else "choose")
@@ -513,7 +532,7 @@ def _refined_start(P, fam: LIPBox, h, deadline):
     group[order] = np.arange(P.size) // MERGE
     Pg, _, master, w, _, _, _ = solve_merged(P, fam, h, group, deadline, COARSE_GAP)
     new, merged, _ = refine(P, fam, h, group, Pg, master.V[w > 1e-14])
-    Pc, _, master, w, _, _, _ = solve_merged(P, fam, h, new, deadline, GAP_TOL, (merged, None, None))
+    Pc, _, master, w, _, _, _ = solve_merged(P, fam, h, new, deadline, GAP_TOL, (merged, None, None), slack=True)
     used = w > 1e-14
     mu = master.mu_best[new] if master.mu_best is not None else None    # a dual point, as `_coarse_start`'s
     return P[None, :] * (master.V[used] / Pc)[:, new], mu, w[used]
@@ -543,7 +562,8 @@ def refine(P, fam: LIPBox, h, group: np.ndarray, Pg: np.ndarray, V: np.ndarray):
     return new, np.stack([np.bincount(new, weights=c) for c in cols]), int(split.sum())
 
 
-def solve_merged(P, fam: Family, h, group: np.ndarray, deadline: float, gap_tol: float, start=None):
+def solve_merged(P, fam: Family, h, group: np.ndarray, deadline: float, gap_tol: float, start=None,
+                 slack: bool = False):
     """bayes-mse with the symbols of each group merged (`group[x]`: x's group, 0..G-1), by the
     column generation loop from `start`, or above COARSE_MIN groups from its own pair-merged start
     (`_coarse_start`). A channel of the merged problem, applied to every symbol of a group, is a
@@ -556,7 +576,7 @@ def solve_merged(P, fam: Family, h, group: np.ndarray, deadline: float, gap_tol:
     if start is None and Pc.size > COARSE_MIN:
         start = _coarse_start(Pc, famc, hc, deadline)
     master, w, value, bound, info = _generate(Pc, famc, Scaled("bayes-mse", hc), deadline, None, MAX_ROUNDS,
-                                              gap_tol, start)
+                                              gap_tol, start, slack)
     return Pc, hc, master, w, value, bound, info
 
 
