@@ -1608,3 +1608,34 @@ def test_master_past_its_pivot_limit_falls_back_to_the_same_certified_optimum(mo
     tol = 1e-9 * max(1.0, abs(g0))
     assert g == pytest.approx(g0, abs=tol)
     assert b >= g0 - 1e-12 and b0 >= g - 1e-12
+
+
+def test_a_refined_grouping_that_keeps_most_symbols_falls_back_to_the_pair_merged_start(monkeypatch):
+    """`_refined_start` gives up where its second grouping keeps more than REFINED_SHARE of the
+    symbols (here any share), and `column_generation` then starts from the pair-merged problem: the
+    same certified optimum as from the refined start (each bound at or above the other's channel)."""
+    from channelopt.methods import colgen as CG
+
+    rng = np.random.default_rng([200, 11])
+    P = rng.permutation(np.arange(1, 201) ** -1.1)
+    P = P / P.sum()
+    p = co.Problem(prior=P, values=rng.normal(size=200), privacy=[co.LIP(0.5)], utility=co.Bayes("bayes-mse"))
+    fam, sc = family_for(p), CG.scaled_utility(p)
+    assert CG._refined_start(P, fam, sc.h, np.inf) is not None
+    _, _, g, b, info = column_generation(p, fam, time_limit=120)
+    monkeypatch.setattr(CG, "REFINED_SHARE", 0.0)
+    assert CG._refined_start(P, fam, sc.h, np.inf) is None
+    calls = []
+    coarse_start = CG._coarse_start
+
+    def counted(*args):
+        calls.append(args[0].size)
+        return coarse_start(*args)
+
+    monkeypatch.setattr(CG, "_coarse_start", counted)
+    _, _, g0, b0, info0 = column_generation(p, fam, time_limit=120)
+    assert 200 in calls                                    # the full problem's own pair-merged start
+    assert "stopped" not in info and "stopped" not in info0
+    scale = abs(sc.factor)
+    assert g0 == pytest.approx(g, abs=1e-8 * scale)
+    assert b >= g0 - 1e-12 * scale and b0 >= g - 1e-12 * scale
