@@ -80,9 +80,7 @@ def run(d: int, eps: float, limit: float) -> dict:
 
     t = time.perf_counter()
     deadline = t + limit
-    order = np.argsort(h, kind="stable")
-    group = np.empty(d, dtype=int)
-    group[order] = np.arange(d) // MERGE
+    group = colgen.along(h, MERGE)
     Pg, _, m, wv, _, _, _ = colgen.solve_merged(P, fam, h, group, deadline, 1e-7)
     group, cols, split = colgen.refine(P, fam, h, group, Pg, m.V[wv > 1e-14])
     Pg, hg, m, wv, v2, b2, _ = colgen.solve_merged(P, fam, h, group, deadline, colgen.GAP_TOL, (cols, None, None))

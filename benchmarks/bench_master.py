@@ -40,18 +40,17 @@ from channelopt.methods import colgen
 from channelopt.methods.structured import MAX_NODES, LIPBox, _price_mse, _Stop
 
 
-
 class Estimates:
     """The master over estimates (module docstring), grown one block per estimate."""
 
     def __init__(self, P: np.ndarray, fam: LIPBox, h: np.ndarray, ipm: bool, window: float = np.inf):
         self.P, self.h, self.d = P, h, P.size
         # --window: a block keeps a column only for the symbols within `window` times the mass
-        # `c = (1 - e^-eps) / (e^eps - e^-eps)` a top set holds, along h, of its estimate
+        # a top set holds (`LIPBox.band`), along h, of its estimate
         order = np.argsort(h, kind="stable")
         self.order, self.F = order, np.empty(P.size)
         self.F[order] = np.cumsum(P[order]) - 0.5 * P[order]
-        self.span = window * (1.0 - np.exp(-fam.eps)) / (np.exp(fam.eps) - np.exp(-fam.eps))
+        self.span = window * fam.band
         self.a, self.w = P * fam.lo, P * (fam.hi - fam.lo)
         self.R = 1.0 - self.a.sum()
         self.lams: list[float] = []

@@ -497,6 +497,13 @@ def _within(V: np.ndarray, p: np.ndarray, m: int, phi) -> tuple[np.ndarray, np.n
     return V[alive], p[alive]
 
 
+def along(h: np.ndarray, k: int) -> np.ndarray:
+    """The groups of k consecutive symbols in the (stable) order of h: group[x], 0..ceil(d / k) - 1."""
+    group = np.empty(h.size, dtype=int)
+    group[np.argsort(h, kind="stable")] = np.arange(h.size) // k
+    return group
+
+
 def _coarse_start(P, fam: Family, h, deadline):
     """Columns, duals and weights from the problem with symbols merged in pairs along h.
 
@@ -505,9 +512,7 @@ def _coarse_start(P, fam: Family, h, deadline):
     merged target (the pair's mean of h): its posteriors, expanded, are admissible columns, and
     a dual of the merged master, copied to both symbols, is a dual point of the full one.
     """
-    order = np.argsort(h, kind="stable")
-    group = np.empty(P.size, dtype=int)
-    group[order] = np.arange(P.size) // 2
+    group = along(h, 2)
     Pc, _, master, w, _, _, _ = solve_merged(P, fam, h, group, deadline, COARSE_GAP)
     used = w > 0
     cols = P[None, :] * (master.V[used] / Pc[None, :])[:, group]
@@ -541,9 +546,7 @@ def _refined_start(P, fam: LIPBox, h, deadline):
     REFINED_SHARE of the symbols. Its channel, applied to each symbol of a group, is a channel of the full
     problem with the same leakage and MSE (at d = 256 its value is the optimum's to 3e-12); its
     master's best duals, given to every symbol of a group, are a dual point of the full one."""
-    order = np.argsort(h, kind="stable")
-    group = np.empty(P.size, dtype=int)
-    group[order] = np.arange(P.size) // MERGE
+    group = along(h, MERGE)
     Pg, _, master, w, _, _, _ = solve_merged(P, fam, h, group, deadline, COARSE_GAP)
     new, merged, _ = refine(P, fam, h, group, Pg, master.V[w > 1e-14])
     if new.max() + 1 > REFINED_SHARE * P.size:
