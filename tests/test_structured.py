@@ -1559,9 +1559,10 @@ def test_slack_points_certify_an_optimal_channel_and_stay_valid_at_a_poor_one(mo
     def close(V, w, rounds):
         cuts, best = np.zeros((0, P.size)), np.inf
         for _ in range(rounds):
-            mu = CG._slack_point(fam, sc.h, V, w, cuts, np.inf)
-            if mu is None:                                    # no point near that face: no bound
+            found = CG._slack_point(fam, sc.h, V, w, cuts, np.inf)
+            if found is None:                                 # no point near that face: no bound
                 break
+            mu = found[0]
             priced = fam.price("bayes-mse", mu, sc.h)
             best = min(best, float(mu @ P + max(priced.upper, 0.0)))
             cuts = np.vstack([cuts, priced.columns])
@@ -1576,6 +1577,97 @@ def test_slack_points_certify_an_optimal_channel_and_stay_valid_at_a_poor_one(mo
     p_grr = np.linalg.solve(grr.T, P)
     bound = close(grr, p_grr, 3)
     assert np.isfinite(bound) and bound >= value - 1e-12
+
+
+def test_slack_excess_is_round_off_at_the_optimal_channel_and_positive_at_a_coarser_one(monkeypatch):
+    """The excess of `_slack_point`'s program (SLACK_EXCESS), over rounds of exact pricing at its
+    points with the priced columns as cuts (d = 96, LIP eps = 1): round-off from the channel the
+    plain loop certifies; clearly positive within a few rounds from the optimum of the problem with
+    symbols merged by four (`solve_merged`), expanded, a channel that the certified optimum beats."""
+    from channelopt.methods import colgen as CG
+
+    P = np.random.default_rng(8).dirichlet(np.ones(96))
+    p = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Bayes("bayes-mse"))
+    fam, sc = family_for(p), CG.scaled_utility(p)
+    monkeypatch.setattr(CG, "SLACK_FLAT", None)
+    V, w, g, b, _ = column_generation(p, fam, time_limit=120)
+    value = (g - sc.shift) / sc.factor
+    assert (b - g) / sc.factor <= 1e-9 * (1.0 - value)
+
+    def excesses(V, w, rounds):
+        cuts, out = np.zeros((0, P.size)), []
+        for _ in range(rounds):
+            found = CG._slack_point(fam, sc.h, V, w, cuts, np.inf)
+            if found is None:
+                break
+            out.append(found[1])
+            cuts = np.vstack([cuts, fam.price("bayes-mse", found[0], sc.h).columns])
+        return np.array(out)
+
+    used = w > 1e-14
+    at_optimum = excesses(V[used], w[used], 10)
+    assert len(at_optimum) == 10 and at_optimum.max() <= 1e-10
+    group = CG.along(sc.h, 4)
+    Pc, _, master, wc, _, _, _ = CG.solve_merged(P, fam, sc.h, group, np.inf, CG.GAP_TOL)
+    kept = wc > 1e-14
+    coarse = P[None, :] * (master.V[kept] / Pc)[:, group]
+    assert wc[kept] @ (coarse @ sc.h) ** 2 < value - 1e-5     # a channel, not optimal here
+    assert excesses(coarse, wc[kept], 6).max() > 1e-5
+
+
+def test_slack_point_keeps_an_interior_iterate_short_of_optimality(monkeypatch):
+    """Where HiGHS's interior point method stops short of optimality (status unknown, as at d = 1024
+    after 48 iterations), `_slack_point` still returns its iterate, with no excess: the same point
+    as the optimal run's here (the status is the only change), and exact pricing there bounds the
+    optimum from above like any dual point."""
+    import highspy
+
+    from channelopt.methods import colgen as CG
+
+    P = np.random.default_rng(8).dirichlet(np.ones(48))
+    p = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Bayes("bayes-mse"))
+    fam, sc = family_for(p), CG.scaled_utility(p)
+    V, w, g, b, _ = column_generation(p, fam, time_limit=60)
+    value = (g - sc.shift) / sc.factor
+    used = w > 1e-14
+    mu, excess = CG._slack_point(fam, sc.h, V[used], w[used], np.zeros((0, P.size)), np.inf)
+    assert np.isfinite(excess)
+
+    class Unknown(highspy.Highs):
+        def getModelStatus(self):
+            return highspy.HighsModelStatus.kUnknown
+
+    def unknown():
+        h = Unknown()
+        h.setOptionValue("output_flag", False)
+        return h
+
+    monkeypatch.setattr(CG, "quiet_highs", unknown)
+    mu_u, excess_u = CG._slack_point(fam, sc.h, V[used], w[used], np.zeros((0, P.size)), np.inf)
+    assert np.isnan(excess_u) and np.allclose(mu_u, mu, rtol=0, atol=1e-12 * np.abs(mu).max())
+    assert float(mu_u @ P + fam.price("bayes-mse", mu_u, sc.h).upper) >= value - 1e-12
+
+
+def test_a_refined_run_stopped_at_once_reports_the_merged_problems_bound():
+    """bayes-mse under LIP from `_refined_start` (d = 200, Zipf), the loop stopped after one round:
+    the bound reported is the merged problem's duals priced at full d (`"bound": "merged"`: below
+    the one round's own), valid (at or above the optimum the full run certifies), and within 5% of
+    the MSE (1.4% here)."""
+    from channelopt.methods import colgen as CG
+
+    rng = np.random.default_rng([200, 11])
+    P = rng.permutation(np.arange(1, 201) ** -1.1)
+    P = P / P.sum()
+    p = co.Problem(prior=P, values=rng.normal(size=200), privacy=[co.LIP(0.5)], utility=co.Bayes("bayes-mse"))
+    sc = CG.scaled_utility(p)
+    _, _, g, b, info = column_generation(p, family_for(p), time_limit=120)
+    assert "stopped" not in info
+    _, _, g1, b1, info1 = column_generation(p, family_for(p), time_limit=120, max_rounds=1)
+    assert info1["stopped"] == "max_rounds" and info1["bound"] == "merged"
+    scale = abs(sc.factor)
+    assert b1 >= g - 1e-12 * scale and g1 <= b + 1e-12 * scale
+    mse = 1.0 - (g - sc.shift) / sc.factor
+    assert (b1 - g1) / scale <= 5e-2 * mse
 
 
 @pytest.mark.parametrize("kind, notion", [("bayes-mse", co.LIP(1.0)), ("mutual-information", co.LDP(1.0))])

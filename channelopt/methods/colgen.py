@@ -167,6 +167,21 @@ infeasible round after round (d = 256, eps = 1: 9.1 s against 6.4 s) and at d = 
 loop did not close in 60 s (4.1e-2) where it certifies in 18 s without."""
 SLACK_CUTS = 4000
 """At most this many columns priced at the last slack points are kept as `_slack_point`'s cuts."""
+SLACK_EXCESS, SLACK_GROWTH = 2, 1.1
+"""After SLACK_EXCESS slack points in a row whose program's excess (`_slack_point`: the least total
+violation of the thresholds, 0 when the columns in use are optimal) exceeds the gap left and grew
+by SLACK_GROWTH or more since the last point, the loop waits for the value to rise before the next
+one, as after a failed program: the cuts contradict those columns, which are not optimal, and the
+points priced near their face do not lower the bound. A start built from a coarser problem's
+channel can sit on such a face for many rounds of a degenerate master: d = 1024, eps = 0.5,
+Dirichlet seed 0, the second merged problem of `_refined_start` (278 groups) kept its start's value
+for 50 rounds while 30 slack points (0.3-1.5 s each; excess 1e-4 -> 5e-2 as the cuts grew, against
+a gap of 8e-6) left its bound where the first one put it: 45 s, 27 s with the wait, and the run
+ended 2.2e-4 from its bound at 60 s instead of 4.6e-3. Where the channel is optimal the excess is
+round-off (d = 512, the full problem: 1e-19..1e-10). Neither one excessive point (d = 512, Zipf
+eps = 1 has single ones, 1.5e-5 and 1.8e-3, between optimal faces: waiting after each left it at
+1.0e-7 at 60 s, where it certifies in 17 s) nor a steady one (1e-8, a channel expanded from a merged
+problem, d = 1024, Zipf eps = 0.5: waiting at such left it at 1.1e-8) is a reason to wait."""
 
 
 MASTER_PIVOTS, MASTER_PIVOTS_PER_ROW = 2_000, 5
@@ -433,7 +448,7 @@ def column_generation(problem, fam: Family, time_limit: float = 60.0, progress=N
     deadline = time.perf_counter() + time_limit
     P = problem.prior
     sc = scaled_utility(problem)
-    start, refined = None, False
+    start, refined, merged = None, False, np.inf
     if sc.kind == "bayes-mse" and sc.h is not None and P.size > COARSE_MIN and np.ptp(sc.h) > 0:
         if isinstance(fam, LIPBox) and P.size * fam.band >= REFINED:
             start = _refined_start(P, fam, sc.h, deadline)
@@ -449,9 +464,13 @@ def column_generation(problem, fam: Family, time_limit: float = 60.0, progress=N
                     "pricing": fam.name + "-structured", "stopped": "time_limit"}
             return PosteriorSolution(V, w, sc.gain(float(sc.phi(V) @ w)), sc.gain(float(mu @ P + priced.upper)), info)
         if refined:          # its duals only bound a stopped run: as the smoothing's centre they slowed d = 512
+            if start[1] is not None:
+                merged = float(start[1] @ P + fam.price(sc.kind, start[1], sc.h).upper)
             start = (start[0], None, start[2])
     master, w, value, bound, info = _generate(P, fam, sc, deadline, progress, max_rounds, GAP_TOL, start,
                                               slack=refined)
+    if merged < bound:       # (a run stopped within its first rounds, before any slack point)
+        bound, info["bound"] = merged, "merged"
     if sc.kind in SEPARABLE and info.get("stopped"):
         V, p = _within(*fam.design(sc.kind, np.random.default_rng(0)), problem.m, sc.phi)
         gain = float(p @ sc.phi(V))
@@ -638,7 +657,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
     fixed = min(chord, shape)                           # the bounds tied to no dual point of the loop
     levels = LEVEL.get((fam.name, sc.kind))
     slack = slack and SLACK_FLAT is not None and sc.kind == "bayes-mse"
-    slack_cuts, slack_failed = np.zeros((0, P.size)), -np.inf
+    slack_cuts, slack_failed, excessive, last_excess = np.zeros((0, P.size)), -np.inf, 0, np.inf
 
     def reported_gap(value: float, b: float) -> float:
         """The natural gap of value to the bound b as it will be reported (`_reported`)."""
@@ -741,10 +760,11 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
                         and value > slack_failed:
                     # complementary slackness with the columns in use, centred (`_slack_point`)
                     in_use = w > 1e-14
-                    at_slack = _slack_point(fam, sc.h, master.V[in_use], w[in_use], slack_cuts, deadline)
-                    if at_slack is None:
+                    found = _slack_point(fam, sc.h, master.V[in_use], w[in_use], slack_cuts, deadline)
+                    if found is None:
                         slack_failed = value                    # not the optimal face: wait for the value to rise
                     else:
+                        at_slack, excess = found
                         one = fam.price(sc.kind, at_slack, sc.h, deadline=deadline, tol=tol)
                         nodes += one.nodes
                         b_slack = float(at_slack @ P + one.upper)
@@ -752,6 +772,10 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
                             bound, mu_best = b_slack, at_slack
                         slack_cuts = np.vstack([slack_cuts, one.columns])[-SLACK_CUTS:]
                         pricings.append(one)
+                        grown = excess > min(bound, fixed) - value and excess > SLACK_GROWTH * last_excess
+                        excessive, last_excess = (excessive + 1 if grown else 0), (excess if np.isfinite(excess) else np.inf)
+                        if excessive >= SLACK_EXCESS:   # the columns in use are not optimal (SLACK_EXCESS)
+                            slack_failed, excessive, last_excess = value, 0, np.inf
                 priced = pricings[0]
                 if len(pricings) > 1:
                     priced = dataclasses.replace(priced, columns=np.unique(np.vstack([x.columns for x in pricings]), axis=0))
@@ -830,9 +854,14 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
 
 
 def _slack_point(fam: LIPBox, h: np.ndarray, V: np.ndarray, w: np.ndarray, cuts: np.ndarray,
-                 deadline: float) -> np.ndarray | None:
-    """A dual point for bayes-mse under LIP near the face that the columns in use V (rows,
-    posteriors; weights w) say is optimal, or None where its program fails.
+                 deadline: float) -> tuple[np.ndarray, float] | None:
+    """(a dual point for bayes-mse under LIP near the face that the columns in use V (rows,
+    posteriors; weights w) say is optimal, the program's excess `w . s`), or None where its
+    program fails. Where the interior point method stops short of optimality (status unknown,
+    time or iteration limit) its iterate is the point and the excess NaN: at d = 1024 (Zipf eps = 2,
+    73 columns, 75k rows) IPX ended unknown after 48 iterations at a point that prices 6.1e-3 above
+    the value, where the loop, given None, had waited for a rise of the value that never came and
+    ended with no bound better than the trivial one.
 
     If V's channel is optimal, every optimal dual mu makes each v in V a maximizer of
     `phi(v) - mu . v` over K, so of its linearization at theta = h . v (phi >= 2 theta h . v -
@@ -848,6 +877,9 @@ def _slack_point(fam: LIPBox, h: np.ndarray, V: np.ndarray, w: np.ndarray, cuts:
     from the certified channel: priced exactly and its columns added as cuts, 100 rounds of simplex
     points kept the bound 2e-2..8e-2 above, interior points certified in 17 rounds, 1 s). Whatever
     mu this returns, exact pricing at it gives a valid bound: the rows only choose where to look.
+    The excess is 0 (to round-off) when V's channel is optimal, since an optimal dual meets every
+    row with s = 0; a positive one says that no dual point makes all of V optimal together, so V's
+    channel is not optimal (SLACK_EXCESS).
     """
     import highspy
 
@@ -882,9 +914,14 @@ def _slack_point(fam: LIPBox, h: np.ndarray, V: np.ndarray, w: np.ndarray, cuts:
         hs.setOptionValue(key, value)
     hs.passModel(lp)
     hs.run()
-    if hs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-        return None
-    return np.asarray(hs.getSolution().col_value)[:d]
+    status, stopped = hs.getModelStatus(), highspy.HighsModelStatus
+    x = np.asarray(hs.getSolution().col_value)
+    if status == stopped.kOptimal:
+        return x[:d], float(w @ np.maximum(x[d + K:], 0.0))
+    if status in (stopped.kUnknown, stopped.kTimeLimit, stopped.kIterationLimit) and x.size == d + 2 * K \
+            and np.all(np.isfinite(x)):
+        return x[:d], np.nan           # an interior iterate short of optimality: a point, no excess
+    return None
 
 
 def _ascent_columns(fam: Family, sc: Scaled, mu: np.ndarray, seeds: np.ndarray, tol: float) -> np.ndarray:
