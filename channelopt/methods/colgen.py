@@ -176,7 +176,7 @@ points priced near their face do not lower the bound. A start built from a coars
 channel can sit on such a face for many rounds of a degenerate master: d = 1024, eps = 0.5,
 Dirichlet seed 0, the second merged problem of `_refined_start` (278 groups) kept its start's value
 for 50 rounds while 30 slack points (0.3-1.5 s each; excess 1e-4 -> 5e-2 as the cuts grew, against
-a gap of 8e-6) left its bound where the first one put it: 45 s, 27 s with the wait, and the run
+a gap of 8e-6) left its bound where the first one put it: 45 s, 30 s with the wait, and the run
 ended 2.2e-4 from its bound at 60 s instead of 4.6e-3. Where the channel is optimal the excess is
 round-off (d = 512, the full problem: 1e-19..1e-10). Neither one excessive point (d = 512, Zipf
 eps = 1 has single ones, 1.5e-5 and 1.8e-3, between optimal faces: waiting after each left it at
