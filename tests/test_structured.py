@@ -1540,6 +1540,28 @@ def test_bayes_mse_refined_start_and_slack_points_meet_the_plain_loop(monkeypatc
     assert b >= g0 - 1e-12 * scale and b0 >= g - 1e-12 * scale
 
 
+def _slack_rounds(fam, sc, V, w):
+    """`_slack_point`s from the columns V (weights w), priced exactly, each one's priced columns
+    added to the next one's cuts: yields (the bound priced there, the program's excess) until its
+    program fails."""
+    from channelopt.methods import colgen as CG
+
+    cuts = np.zeros((0, fam.d))
+    while (found := CG._slack_point(fam, sc.h, V, w, cuts, np.inf)) is not None:
+        priced = fam.price("bayes-mse", found[0], sc.h)
+        yield float(found[0] @ fam.P + max(priced.upper, 0.0)), found[1]
+        cuts = np.vstack([cuts, priced.columns])
+
+
+def _zipf_200():
+    """d = 200, Zipf(1.1) in a random order, random values, LIP eps = 0.5: bayes-mse from
+    `_refined_start` (its bands are wide)."""
+    rng = np.random.default_rng([200, 11])
+    P = rng.permutation(np.arange(1, 201) ** -1.1)
+    P = P / P.sum()
+    return co.Problem(prior=P, values=rng.normal(size=200), privacy=[co.LIP(0.5)], utility=co.Bayes("bayes-mse"))
+
+
 def test_slack_points_certify_an_optimal_channel_and_stay_valid_at_a_poor_one(monkeypatch):
     """`_slack_point` alone, from the channel the plain loop certifies (d = 96, LIP eps = 1): exact
     pricing at its points, each priced column kept as a cut, closes to 1e-9 of the MSE within 30
@@ -1557,15 +1579,9 @@ def test_slack_points_certify_an_optimal_channel_and_stay_valid_at_a_poor_one(mo
     assert (b - g) / sc.factor <= 1e-9 * mse
 
     def close(V, w, rounds):
-        cuts, best = np.zeros((0, P.size)), np.inf
-        for _ in range(rounds):
-            found = CG._slack_point(fam, sc.h, V, w, cuts, np.inf)
-            if found is None:                                 # no point near that face: no bound
-                break
-            mu = found[0]
-            priced = fam.price("bayes-mse", mu, sc.h)
-            best = min(best, float(mu @ P + max(priced.upper, 0.0)))
-            cuts = np.vstack([cuts, priced.columns])
+        best = np.inf                                         # (no point near that face: no bound)
+        for _, (bound, _) in zip(range(rounds), _slack_rounds(fam, sc, V, w)):
+            best = min(best, bound)
             if best - value <= 1e-9 * mse:
                 break
         return best
@@ -1595,14 +1611,7 @@ def test_slack_excess_is_round_off_at_the_optimal_channel_and_positive_at_a_coar
     assert (b - g) / sc.factor <= 1e-9 * (1.0 - value)
 
     def excesses(V, w, rounds):
-        cuts, out = np.zeros((0, P.size)), []
-        for _ in range(rounds):
-            found = CG._slack_point(fam, sc.h, V, w, cuts, np.inf)
-            if found is None:
-                break
-            out.append(found[1])
-            cuts = np.vstack([cuts, fam.price("bayes-mse", found[0], sc.h).columns])
-        return np.array(out)
+        return np.array([excess for _, (_, excess) in zip(range(rounds), _slack_rounds(fam, sc, V, w))])
 
     used = w > 1e-14
     at_optimum = excesses(V[used], w[used], 10)
@@ -1655,10 +1664,7 @@ def test_a_refined_run_stopped_at_once_reports_the_merged_problems_bound():
     the MSE (1.4% here)."""
     from channelopt.methods import colgen as CG
 
-    rng = np.random.default_rng([200, 11])
-    P = rng.permutation(np.arange(1, 201) ** -1.1)
-    P = P / P.sum()
-    p = co.Problem(prior=P, values=rng.normal(size=200), privacy=[co.LIP(0.5)], utility=co.Bayes("bayes-mse"))
+    p = _zipf_200()
     sc = CG.scaled_utility(p)
     _, _, g, b, info = column_generation(p, family_for(p), time_limit=120)
     assert "stopped" not in info
@@ -1708,11 +1714,8 @@ def test_a_refined_grouping_that_keeps_most_symbols_falls_back_to_the_pair_merge
     same certified optimum as from the refined start (each bound at or above the other's channel)."""
     from channelopt.methods import colgen as CG
 
-    rng = np.random.default_rng([200, 11])
-    P = rng.permutation(np.arange(1, 201) ** -1.1)
-    P = P / P.sum()
-    p = co.Problem(prior=P, values=rng.normal(size=200), privacy=[co.LIP(0.5)], utility=co.Bayes("bayes-mse"))
-    fam, sc = family_for(p), CG.scaled_utility(p)
+    p = _zipf_200()
+    P, fam, sc = p.prior, family_for(p), CG.scaled_utility(p)
     assert CG._refined_start(P, fam, sc.h, np.inf) is not None
     _, _, g, b, info = column_generation(p, fam, time_limit=120)
     monkeypatch.setattr(CG, "REFINED_SHARE", 0.0)

@@ -773,7 +773,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
                         slack_cuts = np.vstack([slack_cuts, one.columns])[-SLACK_CUTS:]
                         pricings.append(one)
                         grown = excess > min(bound, fixed) - value and excess > SLACK_GROWTH * last_excess
-                        excessive, last_excess = (excessive + 1 if grown else 0), (excess if np.isfinite(excess) else np.inf)
+                        excessive, last_excess = (excessive + 1 if grown else 0), excess   # (NaN: compares false)
                         if excessive >= SLACK_EXCESS:   # the columns in use are not optimal (SLACK_EXCESS)
                             slack_failed, excessive, last_excess = value, 0, np.inf
                 priced = pricings[0]
@@ -914,11 +914,11 @@ def _slack_point(fam: LIPBox, h: np.ndarray, V: np.ndarray, w: np.ndarray, cuts:
         hs.setOptionValue(key, value)
     hs.passModel(lp)
     hs.run()
-    status, stopped = hs.getModelStatus(), highspy.HighsModelStatus
+    status, kind = hs.getModelStatus(), highspy.HighsModelStatus
     x = np.asarray(hs.getSolution().col_value)
-    if status == stopped.kOptimal:
+    if status == kind.kOptimal:
         return x[:d], float(w @ np.maximum(x[d + K:], 0.0))
-    if status in (stopped.kUnknown, stopped.kTimeLimit, stopped.kIterationLimit) and x.size == d + 2 * K \
+    if status in (kind.kUnknown, kind.kTimeLimit, kind.kIterationLimit) and x.size == d + 2 * K \
             and np.all(np.isfinite(x)):
         return x[:d], np.nan           # an interior iterate short of optimality: a point, no excess
     return None
