@@ -13,7 +13,7 @@ import pytest
 import channelopt as co
 from channelopt.methods.colgen import column_generation
 from channelopt.methods.local import local_search
-from channelopt.methods.posterior import enumerate_and_solve, posterior_rows
+from channelopt.methods.posterior import channel_from_weights, enumerate_and_solve, posterior_rows
 from channelopt.methods.structured import LDPCone, LIPBox, family_for
 from truths import ldp_vertices
 
@@ -1674,6 +1674,51 @@ def test_a_refined_run_stopped_at_once_reports_the_merged_problems_bound():
     assert b1 >= g - 1e-12 * scale and g1 <= b + 1e-12 * scale
     mse = 1.0 - (g - sc.shift) / sc.factor
     assert (b1 - g1) / scale <= 5e-2 * mse
+
+
+def test_each_merged_problem_stops_at_its_share_of_the_time_left(monkeypatch):
+    """A merged problem ends by MERGED_SHARE of the time left when it starts, so the loops after it
+    always get the rest (d = 1024, Dirichlet eps = 0.5, seed 2: the two merged problems had taken
+    the whole minute, 1.8e-2 from the bound). Recorded from the loops of the d = 200 Zipf run:
+    each merged loop's deadline is at most MERGED_SHARE of the time left past its own start, the
+    last loop (full d) keeps the caller's."""
+    from channelopt.methods import colgen as CG
+
+    p = _zipf_200()
+    calls = []
+    generate = CG._generate
+
+    def spy(P, fam, sc, deadline, *args, **kwargs):
+        calls.append((P.size, time.perf_counter(), deadline))
+        return generate(P, fam, sc, deadline, *args, **kwargs)
+    monkeypatch.setattr(CG, "_generate", spy)
+    t0 = time.perf_counter()
+    column_generation(p, family_for(p), time_limit=100.0)
+    end = calls[-1][2]
+    assert calls[-1][0] == 200 and len(calls) >= 3 and t0 + 100.0 <= end <= calls[0][1] + 100.0
+    for size, started, deadline in calls[:-1]:
+        assert size < 200 and deadline <= started + CG.MERGED_SHARE * (end - started)
+
+
+def test_a_run_out_of_time_in_its_start_returns_the_merged_channel_with_the_trivial_bound(monkeypatch):
+    """Where the merged problems end past the deadline with no dual point, the full-d loop would
+    only have time for the prior's own column (which releases nothing): the merged channel,
+    expanded, is returned instead, with the trivial bound, and the frontend reports it as a local
+    result whose MSE is below the prior's variance (the trivial channel's)."""
+    from channelopt.methods import colgen as CG
+
+    p = _zipf_200()
+    fam, sc = family_for(p), CG.scaled_utility(p)
+    cols, _, w = CG._refined_start(p.prior, fam, sc.h, np.inf)
+    monkeypatch.setattr(CG, "_refined_start", lambda *args: (cols, None, w))
+    V, w1, g, b, info = column_generation(p, fam, time_limit=1e-9)
+    assert np.array_equal(V, cols) and np.array_equal(w1, w) and info["stopped"] == "time_limit"
+    assert b == np.inf and g == pytest.approx(sc.gain(float(sc.phi(cols) @ w)), rel=1e-12)
+    r = co.solve(p, time_limit=1e-9)
+    assert r.status == "local" and all(r.satisfied.values()) and r.certificate.bound == 0.0
+    merged = p.utility.evaluate(p, channel_from_weights(cols, w, p.prior))
+    assert r.objective == pytest.approx(merged, rel=1e-9)
+    assert r.objective < 0.95 * p.utility.evaluate(p, np.ones((200, 1)))     # the trivial channel's MSE
 
 
 @pytest.mark.parametrize("kind, notion", [("bayes-mse", co.LIP(1.0)), ("mutual-information", co.LDP(1.0))])

@@ -45,6 +45,9 @@ MAX_COST_SCALE = 1e6
 after the first round, at least 1)."""
 COARSE_MIN, COARSE_GAP = 48, 1e-6
 """bayes-mse above COARSE_MIN symbols starts from the pair-merged problem, solved to COARSE_GAP."""
+MERGED_SHARE = 0.6
+"""Each merged problem (`solve_merged`) stops at this share of the time left when it starts, and
+hands over its channel as it is: the problem it starts is left the rest."""
 PRICING_RATIO = 0.5
 """A pricing round may stop once its best column reaches this fraction of its open bound."""
 ASCENT, ASCENT_RUN = frozenset({"histogram-mse"}), 10
@@ -455,14 +458,16 @@ def column_generation(problem, fam: Family, time_limit: float = 60.0, progress=N
             refined = start is not None
         if start is None:
             start = _coarse_start(P, fam, sc.h, deadline)
-        if time.perf_counter() > deadline and start[1] is not None:
+        if time.perf_counter() > deadline:
             # out of time: the merged problem's channel, expanded, is a channel of this one (same
-            # weights); one pricing at the expanded duals gives a valid bound
+            # weights); one pricing at the expanded duals gives a valid bound (without them, the
+            # trivial one: the loop would only have had time for the prior's own column)
             V, mu, w = start
-            priced = fam.price(sc.kind, mu, sc.h)
-            info = {"rounds": 0, "columns": len(V), "pricing_nodes": priced.nodes,
+            priced = fam.price(sc.kind, mu, sc.h) if mu is not None else None
+            info = {"rounds": 0, "columns": len(V), "pricing_nodes": priced.nodes if priced else 0,
                     "pricing": fam.name + "-structured", "stopped": "time_limit"}
-            return PosteriorSolution(V, w, sc.gain(float(sc.phi(V) @ w)), sc.gain(float(mu @ P + priced.upper)), info)
+            bound = float(mu @ P + priced.upper) if priced else np.inf
+            return PosteriorSolution(V, w, sc.gain(float(sc.phi(V) @ w)), sc.gain(bound), info)
         if refined:          # its duals only bound a stopped run: as the smoothing's centre they slowed d = 512
             if start[1] is not None:
                 merged = float(start[1] @ P + fam.price(sc.kind, start[1], sc.h).upper)
@@ -612,6 +617,8 @@ def solve_merged(P, fam: Family, h, group: np.ndarray, deadline: float, gap_tol:
     Pc = np.bincount(group, weights=P)
     hc = np.bincount(group, weights=P * h) / Pc
     famc = type(fam)(Pc, fam.eps)
+    now = time.perf_counter()
+    deadline = min(deadline, now + MERGED_SHARE * (deadline - now))
     if start is None and Pc.size > COARSE_MIN:
         start = _coarse_start(Pc, famc, hc, deadline)
     master, w, value, bound, info = _generate(Pc, famc, Scaled("bayes-mse", hc), deadline, None, MAX_ROUNDS,
