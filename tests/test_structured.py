@@ -1753,9 +1753,9 @@ def test_master_past_its_pivot_limit_falls_back_to_the_same_certified_optimum(mo
     assert b >= g0 - 1e-12 and b0 >= g - 1e-12
 
 
-def test_a_refined_grouping_that_keeps_most_symbols_falls_back_to_the_pair_merged_start(monkeypatch):
-    """`_refined_start` gives up where its second grouping keeps more than REFINED_SHARE of the
-    symbols (here any share), and `column_generation` then starts from the pair-merged problem: the
+def test_a_refined_grouping_that_keeps_too_many_groups_falls_back_to_the_pair_merged_start(monkeypatch):
+    """`_refined_start` gives up where its second grouping keeps more than REFINED_MAX groups (here
+    any number, then exactly the number it keeps), and `column_generation` then starts from the pair-merged problem: the
     same certified optimum as from the refined start (each bound at or above the other's channel)."""
     from channelopt.methods import colgen as CG
 
@@ -1763,7 +1763,19 @@ def test_a_refined_grouping_that_keeps_most_symbols_falls_back_to_the_pair_merge
     P, fam, sc = p.prior, family_for(p), CG.scaled_utility(p)
     assert CG._refined_start(P, fam, sc.h, np.inf) is not None
     _, _, g, b, info = column_generation(p, fam, time_limit=120)
-    monkeypatch.setattr(CG, "REFINED_SHARE", 0.0)
+    kept = []
+    refine = CG.refine
+
+    def spy(*args):
+        out = refine(*args)
+        kept.append(int(out[0].max()) + 1)
+        return out
+    monkeypatch.setattr(CG, "refine", spy)
+    monkeypatch.setattr(CG, "REFINED_MAX", 0)
+    assert CG._refined_start(P, fam, sc.h, np.inf) is None
+    monkeypatch.setattr(CG, "REFINED_MAX", kept[-1])
+    assert CG._refined_start(P, fam, sc.h, np.inf) is not None
+    monkeypatch.setattr(CG, "REFINED_MAX", kept[-1] - 1)
     assert CG._refined_start(P, fam, sc.h, np.inf) is None
     calls = []
     coarse_start = CG._coarse_start

@@ -47,7 +47,10 @@ COARSE_MIN, COARSE_GAP = 48, 1e-6
 """bayes-mse above COARSE_MIN symbols starts from the pair-merged problem, solved to COARSE_GAP."""
 MERGED_SHARE = 0.6
 """Each merged problem (`solve_merged`) stops at this share of the time left when it starts, and
-hands over its channel as it is: the problem it starts is left the rest."""
+hands over its channel as it is: the problem it starts is left the rest. d = 1024, 60 s: five of 24
+runs (three seeds, eps 0.5..4) had spent the whole minute in the merged problems; Dirichlet
+eps = 0.5 seed 2 went 1.8e-2 -> 8.1e-6 of the MSE, Zipf eps = 0.5 / 1 seed 2 2.1e-2 / 4.9e-2 ->
+5.9e-5 / 1.2e-3; the runs certified before took the same time (d = 512 too)."""
 PRICING_RATIO = 0.5
 """A pricing round may stop once its best column reaches this fraction of its open bound."""
 ASCENT, ASCENT_RUN = frozenset({"histogram-mse"}), 10
@@ -550,12 +553,16 @@ leave little to merge: the second problem is then nearly the whole one (d = 512,
 symbols a band: 254 of 256 groups split, 41.9 s against 34.7 s; d = 1024, eps = 4, 18 a band: the
 two problems took the whole 60 s, against certified in 21 s), while wide ones gain (d = 256,
 eps = 0.5 / 1, 97 / 69 a band: 4.1 / 3.1 s against 11.0 / 6.4 s)."""
-REFINED_SHARE = 0.5
+REFINED_MAX = 360
 """`_refined_start` gives up (and `_coarse_start` starts the loop) where its second grouping keeps more
-than this share of the symbols: there the second merged problem is nearly the whole one. d = 1024,
-Dirichlet seed 0: eps = 2 splits to 582 groups, and from there the run ended 3.6e-1 from its bound
-at 60 s, against 1.8e-3 from the pair-merged start; eps = 0.5 / 1 give 278 / 272 groups, d = 512,
-eps = 1, 180."""
+than this many groups: that merged problem then costs about as much as a full problem of its size,
+and is seldom solved in time. d = 1024 (60 s): Dirichlet eps = 2, 481 groups (seeds 1 and 2) ended
+4.2e-1 / 2.9e-2 from the bound, 4.9e-3 / 2.1e-3 from the pair-merged start; Zipf eps = 2 seed 1
+(430 groups) 2.4e-1 against 1.1e-3; Zipf eps = 1 seed 2 (400 groups) 1.2e-3 against 2.2e-4. Below it,
+the refined start is the better one even where it keeps most symbols (a share of d was the rule
+before, 0.5): d = 512, Zipf eps = 1 seed 2 (321 groups, 63%) certified in 50 s, 3.7e-4 at 60 s from
+the pair-merged start; d = 256, Dirichlet eps = 1 seeds 1 / 2 (60% / 56%) 3.0 / 5.6 s, against
+5.7 / 9.9 s."""
 MERGE, REACH = 4, 1
 """`_refined_start`: symbols merged by MERGE along h first; then the groups within REACH groups of a
 place where a column in use changes are split back into their symbols."""
@@ -567,13 +574,13 @@ def _refined_start(P, fam: LIPBox, h, deadline):
     a place where a column in use changes along h (or is fractional) split back into its symbols,
     the runs of groups between them merged into one symbol each, solved from the first one's
     columns to GAP_TOL with slack points (SLACK_FLAT); None where that grouping keeps more than
-    REFINED_SHARE of the symbols. Its channel, applied to each symbol of a group, is a channel of the full
+    REFINED_MAX groups. Its channel, applied to each symbol of a group, is a channel of the full
     problem with the same leakage and MSE (at d = 256 its value is the optimum's to 3e-12); its
     master's best duals, given to every symbol of a group, are a dual point of the full one."""
     group = along(h, MERGE)
     Pg, _, master, w, _, _, _ = solve_merged(P, fam, h, group, deadline, COARSE_GAP)
     new, merged, _ = refine(P, fam, h, group, Pg, master.V[w > 1e-14])
-    if new.max() + 1 > REFINED_SHARE * P.size:
+    if new.max() + 1 > REFINED_MAX:
         return None
     Pc, _, master, w, _, _, _ = solve_merged(P, fam, h, new, deadline, GAP_TOL, (merged, None, None), slack=True)
     used = w > 1e-14
