@@ -1754,9 +1754,10 @@ def test_master_past_its_pivot_limit_falls_back_to_the_same_certified_optimum(mo
 
 
 def test_a_refined_grouping_that_keeps_too_many_groups_falls_back_to_the_pair_merged_start(monkeypatch):
-    """`_refined_start` gives up where its second grouping keeps more than REFINED_MAX groups (here
-    any number, then exactly the number it keeps), and `column_generation` then starts from the pair-merged problem: the
-    same certified optimum as from the refined start (each bound at or above the other's channel)."""
+    """`_refined_start` gives up where its second grouping keeps more than REFINED_MAX groups (0,
+    then one less than the number it keeps; not at that number), and `column_generation` then
+    starts from the pair-merged problem: the same certified optimum as from the refined start (each
+    bound at or above the other's channel)."""
     from channelopt.methods import colgen as CG
 
     p = _zipf_200()
