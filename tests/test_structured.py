@@ -1721,6 +1721,32 @@ def test_a_run_out_of_time_in_its_start_returns_the_merged_channel_with_the_triv
     assert r.objective < 0.95 * p.utility.evaluate(p, np.ones((200, 1)))     # the trivial channel's MSE
 
 
+def test_a_loop_stopped_in_its_first_master_lp_keeps_its_starts_channel(monkeypatch):
+    """The first master LP stopped by the deadline, with the prior's column as its iterate (feasible,
+    and the channel that releases nothing): a loop started from a merged problem's channel returns
+    that channel, not the iterate (d = 1024 with a 2 s limit had returned the constant channel,
+    the merged problems having taken their share). Its weights sit on the start's columns, they
+    average to the prior, and the value is the start's, above the prior's own."""
+    from channelopt.methods import colgen as CG
+
+    p = _zipf_200()
+    P, fam, sc = p.prior, family_for(p), CG.scaled_utility(p)
+    cols, _, w = CG._refined_start(P, fam, sc.h, np.inf)
+
+    def stopped(self, deadline=np.inf):
+        first = np.zeros(len(self.gains))
+        first[0] = 1.0
+        return first, None
+    monkeypatch.setattr(CG.Master, "solve", stopped)
+    master, w1, value, _, info = CG._generate(P, fam, sc, np.inf, None, CG.MAX_ROUNDS, CG.GAP_TOL, (cols, None, w))
+    assert info["stopped"] == "time_limit" and info["rounds"] == 1
+    assert np.array_equal(master.V[len(master.V) - len(cols):], cols) and np.array_equal(w1[len(w1) - len(w):], w)
+    assert not w1[:len(w1) - len(w)].any()
+    assert np.abs(w1 @ master.V - P).max() <= 1e-9
+    assert value == pytest.approx(float(sc.phi(cols) @ w), rel=1e-12)
+    assert value > float(sc.phi(P[None, :])[0]) + 0.1
+
+
 @pytest.mark.parametrize("kind, notion", [("bayes-mse", co.LIP(1.0)), ("mutual-information", co.LDP(1.0))])
 def test_master_past_its_pivot_limit_falls_back_to_the_same_certified_optimum(monkeypatch, kind, notion):
     """With a pivot limit of 1 every warm primal simplex solve of the master stops and goes to
