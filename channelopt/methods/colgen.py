@@ -546,13 +546,17 @@ def _coarse_start(P, fam: Family, h, deadline):
     return cols, master.mu_best[group] if master.mu_best is not None else None, w[used]
 
 
-REFINED = 64.0
+REFINED = 32.0
 """bayes-mse under LIP starts from `_refined_start` where its optimum's bands hold at least REFINED
 symbols on average (d times `LIPBox.band`), and from `_coarse_start` elsewhere. Narrower bands
-leave little to merge: the second problem is then nearly the whole one (d = 512, eps = 2, 61
-symbols a band: 254 of 256 groups split, 41.9 s against 34.7 s; d = 1024, eps = 4, 18 a band: the
-two problems took the whole 60 s, against certified in 21 s), while wide ones gain (d = 256,
-eps = 0.5 / 1, 97 / 69 a band: 4.1 / 3.1 s against 11.0 / 6.4 s)."""
+leave little to merge (d = 1024, eps = 4, 18 a band: the two problems took the whole 60 s, against
+certified in 21 s), while wide ones gain (d = 256, eps = 0.5 / 1, 97 / 69 a band: 4.1 / 3.1 s
+against 11.0 / 6.4 s). It was 64 until REFINED_MAX and MERGED_SHARE bounded what a refined start
+can cost: at 32, d = 512, eps = 2 (about 61 a band) takes the refined start where its second
+grouping is small enough, and of its three Zipf seeds two that ended 5.1e-4 / 5.4e-4 from the
+bound at 60 s are certified in 49 / 31 s (the last at 1.4e-9), Dirichlet seed 0 in 28.5 s (was
+42.3 s); d = 128 / 256 as before (under a second / 2-3 s), and at 16 d = 256, Dirichlet eps = 2 took
+7.5 s against 2.2 s."""
 REFINED_MAX = 360
 """`_refined_start` gives up (and `_coarse_start` starts the loop) where its second grouping keeps more
 than this many groups: that merged problem then costs about as much as a full problem of its size,
