@@ -704,8 +704,9 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
         rounds += 1
         # the deadline stops the master LP too: the primal simplex's iterate is feasible, and the
         # last optimum stands where it is better (in the first round, the start's channel, or else
-        # the prior's column alone, which releases nothing); stopped before any pricing, the bound is the trivial one the frontend reports
-        # (d = 4000, LIP mutual information, 10 s limit: the first master LP alone had run 68 s)
+        # the prior's column alone, which releases nothing); stopped before any pricing, the bound
+        # is the trivial one the frontend reports (d = 4000, LIP mutual information, 10 s limit:
+        # the first master LP alone had run 68 s)
         try:
             w, mu = master.solve(deadline)
         except SolverError:
@@ -725,8 +726,9 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
         open_gap = min(bound, fixed) - value
         crawl = crawl + 1 if flat or (np.isfinite(open_gap) and value - before <= 1e-3 * open_gap) else 0
         if mu is None:                                 # the master LP itself ran out of time
-            if master.gains @ master.w_last > value:   # (its iterate is feasible, not always better)
-                w, value = master.w_last.copy(), float(master.gains @ master.w_last)
+            fallback = float(master.gains @ master.w_last)
+            if fallback > value:                       # (its iterate is feasible, not always better)
+                w, value = master.w_last.copy(), fallback
             stopped = "time_limit"
             break
         # price only as exactly as this round needs: to a quarter of the gap target, and stop at
