@@ -3,6 +3,7 @@ brute force over every vertex of the admissible-posterior polytope (vertices bui
 their definition, not by the code under test), the full vertex-enumeration LP, hand-derived
 symmetric optima, and the local baseline."""
 
+import functools
 import itertools
 import math
 import time
@@ -1562,6 +1563,18 @@ def _zipf_200():
     return co.Problem(prior=P, values=rng.normal(size=200), privacy=[co.LIP(0.5)], utility=co.Bayes("bayes-mse"))
 
 
+@functools.cache
+def _zipf_200_start():
+    """(problem, family, scaled utility, columns, weights) of `_zipf_200`'s refined start, solved once
+    (deterministic; the tests only read it)."""
+    from channelopt.methods import colgen as CG
+
+    p = _zipf_200()
+    fam, sc = family_for(p), CG.scaled_utility(p)
+    cols, _, w = CG._refined_start(p.prior, fam, sc.h, np.inf)
+    return p, fam, sc, cols, w
+
+
 def test_slack_points_certify_an_optimal_channel_and_stay_valid_at_a_poor_one(monkeypatch):
     """`_slack_point` alone, from the channel the plain loop certifies (d = 96, LIP eps = 1): exact
     pricing at its points, each priced column kept as a cut, closes to 1e-9 of the MSE within 30
@@ -1707,9 +1720,7 @@ def test_a_run_out_of_time_in_its_start_returns_the_merged_channel_with_the_triv
     result whose MSE is below the prior's variance (the trivial channel's)."""
     from channelopt.methods import colgen as CG
 
-    p = _zipf_200()
-    fam, sc = family_for(p), CG.scaled_utility(p)
-    cols, _, w = CG._refined_start(p.prior, fam, sc.h, np.inf)
+    p, fam, sc, cols, w = _zipf_200_start()
     monkeypatch.setattr(CG, "_refined_start", lambda *args: (cols, None, w))
     V, w1, g, b, info = column_generation(p, fam, time_limit=1e-9)
     assert np.array_equal(V, cols) and np.array_equal(w1, w) and info["stopped"] == "time_limit"
@@ -1729,9 +1740,8 @@ def test_a_loop_stopped_in_its_first_master_lp_keeps_its_starts_channel(monkeypa
     average to the prior, and the value is the start's, above the prior's own."""
     from channelopt.methods import colgen as CG
 
-    p = _zipf_200()
-    P, fam, sc = p.prior, family_for(p), CG.scaled_utility(p)
-    cols, _, w = CG._refined_start(P, fam, sc.h, np.inf)
+    p, fam, sc, cols, w = _zipf_200_start()
+    P = p.prior
 
     def stopped(self, deadline=np.inf):
         first = np.zeros(len(self.gains))
