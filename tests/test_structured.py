@@ -1565,14 +1565,22 @@ def _zipf_200():
 
 @functools.cache
 def _zipf_200_start():
-    """(problem, family, scaled utility, columns, weights) of `_zipf_200`'s refined start, solved once
-    (deterministic; the tests only read it)."""
+    """(problem, family, scaled utility, columns, weights, duals) of `_zipf_200`'s refined start,
+    solved once (deterministic; the tests only read it)."""
     from channelopt.methods import colgen as CG
 
     p = _zipf_200()
     fam, sc = family_for(p), CG.scaled_utility(p)
-    cols, _, w = CG._refined_start(p.prior, fam, sc.h, np.inf)
-    return p, fam, sc, cols, w
+    cols, mu, w = CG._refined_start(p.prior, fam, sc.h, np.inf)
+    return p, fam, sc, cols, w, mu
+
+
+@functools.cache
+def _zipf_200_optimum():
+    """(gain, gain bound, info) of `_zipf_200` by `column_generation`, certified, solved once."""
+    p = _zipf_200()
+    _, _, g, b, info = column_generation(p, family_for(p), time_limit=120)
+    return g, b, info
 
 
 def test_slack_points_certify_an_optimal_channel_and_stay_valid_at_a_poor_one(monkeypatch):
@@ -1679,7 +1687,7 @@ def test_a_refined_run_stopped_at_once_reports_the_merged_problems_bound():
 
     p = _zipf_200()
     sc = CG.scaled_utility(p)
-    _, _, g, b, info = column_generation(p, family_for(p), time_limit=120)
+    g, b, info = _zipf_200_optimum()
     assert "stopped" not in info
     _, _, g1, b1, info1 = column_generation(p, family_for(p), time_limit=120, max_rounds=1)
     assert info1["stopped"] == "max_rounds" and info1["bound"] == "merged"
@@ -1720,7 +1728,7 @@ def test_a_run_out_of_time_in_its_start_returns_the_merged_channel_with_the_triv
     result whose MSE is below the prior's variance (the trivial channel's)."""
     from channelopt.methods import colgen as CG
 
-    p, fam, sc, cols, w = _zipf_200_start()
+    p, fam, sc, cols, w, _ = _zipf_200_start()
     monkeypatch.setattr(CG, "_refined_start", lambda *args: (cols, None, w))
     V, w1, g, b, info = column_generation(p, fam, time_limit=1e-9)
     assert np.array_equal(V, cols) and np.array_equal(w1, w) and info["stopped"] == "time_limit"
@@ -1740,7 +1748,7 @@ def test_a_loop_stopped_in_its_first_master_lp_keeps_its_starts_channel(monkeypa
     average to the prior, and the value is the start's, above the prior's own."""
     from channelopt.methods import colgen as CG
 
-    p, fam, sc, cols, w = _zipf_200_start()
+    p, fam, sc, cols, w, _ = _zipf_200_start()
     P = p.prior
 
     def stopped(self, deadline=np.inf):
@@ -1799,7 +1807,7 @@ def test_a_refined_grouping_that_keeps_too_many_groups_falls_back_to_the_pair_me
     p = _zipf_200()
     P, fam, sc = p.prior, family_for(p), CG.scaled_utility(p)
     assert CG._refined_start(P, fam, sc.h, np.inf) is not None
-    _, _, g, b, info = column_generation(p, fam, time_limit=120)
+    g, b, info = _zipf_200_optimum()
     kept = []
     refine = CG.refine
 
@@ -1827,4 +1835,68 @@ def test_a_refined_grouping_that_keeps_too_many_groups_falls_back_to_the_pair_me
     assert "stopped" not in info and "stopped" not in info0
     scale = abs(sc.factor)
     assert g0 == pytest.approx(g, abs=1e-8 * scale)
+    assert b >= g0 - 1e-12 * scale and b0 >= g - 1e-12 * scale
+
+
+def test_a_master_failing_in_its_first_round_keeps_its_starts_channel_and_bound(monkeypatch):
+    """HiGHS failing on the full problem's first master LP, after a merged start: the loop stops at the
+    start's channel (it raised, and the frontend returned the constant channel with no bound). At
+    the frontend: `local`, the merged channel's MSE (evaluated apart), the start's duals priced at
+    full d as the bound (`"bound": "merged"`), valid against the certified optimum, and the reason in
+    the message."""
+    from channelopt.errors import SolverError
+    from channelopt.methods import colgen as CG
+
+    p, fam, sc, cols, w, mu = _zipf_200_start()
+    P = p.prior
+    real = CG.Master.solve
+
+    def failing(self, deadline=np.inf):
+        if self.P.size == 200:
+            raise SolverError("the posterior-space master LP failed (HiGHS: Infeasible)")
+        return real(self, deadline)
+    monkeypatch.setattr(CG.Master, "solve", failing)
+    master, w1, value, _, info = CG._generate(P, fam, sc, np.inf, None, CG.MAX_ROUNDS, CG.GAP_TOL, (cols, None, w))
+    assert info["stopped"] == "master_failed" and info["rounds"] == 1
+    assert np.array_equal(w1[len(w1) - len(w):], w) and not w1[:len(w1) - len(w)].any()
+    assert value == pytest.approx(float(sc.phi(cols) @ w), rel=1e-12)
+    with pytest.raises(SolverError):             # no start: nothing but the prior's column to return
+        CG._generate(P, fam, sc, np.inf, None, CG.MAX_ROUNDS, CG.GAP_TOL)
+
+    monkeypatch.setattr(CG, "_refined_start", lambda *args: (cols, mu, w))
+    r = co.solve(p, time_limit=60, progress=False)
+    assert r.status == "local" and all(r.satisfied.values()) and "master LP failed" in r.message
+    assert r.certificate.details["bound"] == "merged"
+    q = channel_from_weights(cols, w, P)
+    merged = p.utility.evaluate(p, q)
+    assert r.objective == pytest.approx(merged, rel=1e-9)
+    g, b, _ = _zipf_200_optimum()
+    best = merged + p.utility.gain(p, q) - g                 # the certified optimum's MSE (MSE + gain is fixed)
+    assert r.certificate.bound <= best + 1e-9 * best and r.objective >= best - 1e-9 * best
+    assert r.objective - r.certificate.bound <= 5e-2 * r.objective
+
+
+def test_a_merged_master_failing_before_its_first_optimum_leaves_the_loop_without_a_start(monkeypatch):
+    """HiGHS failing on the first master LP of the first merged problem (which has no start of its
+    own): the start is dropped, not the solve (the error had reached the frontend, which returned
+    the constant channel with no bound). The loop from the family's own columns certifies the
+    same optimum (each bound at or above the other's channel) and says the start failed."""
+    from channelopt.errors import SolverError
+    from channelopt.methods import colgen as CG
+
+    p = _zipf_200()
+    real, calls = CG.Master.solve, []
+
+    def failing(self, deadline=np.inf):
+        calls.append(self.P.size)
+        if len(calls) == 1:
+            raise SolverError("the posterior-space master LP failed (HiGHS: Infeasible)")
+        return real(self, deadline)
+    monkeypatch.setattr(CG.Master, "solve", failing)
+    _, _, g, b, info = column_generation(p, family_for(p), time_limit=120)
+    assert calls[0] < 200 and set(calls[1:]) == {200}              # a merged problem's, then the full one's
+    assert "master LP failed" in info["start_failed"] and "stopped" not in info
+    g0, b0, _ = _zipf_200_optimum()
+    scale = abs(CG.scaled_utility(p).factor)
+    assert g == pytest.approx(g0, abs=1e-8 * scale)
     assert b >= g0 - 1e-12 * scale and b0 >= g - 1e-12 * scale

@@ -455,13 +455,19 @@ def column_generation(problem, fam: Family, time_limit: float = 60.0, progress=N
     P = problem.prior
     sc = scaled_utility(problem)
     start, refined, merged = None, False, np.inf
+    failed = ""
     if sc.kind == "bayes-mse" and sc.h is not None and P.size > COARSE_MIN and np.ptp(sc.h) > 0:
-        if isinstance(fam, LIPBox) and P.size * fam.band >= REFINED:
-            start = _refined_start(P, fam, sc.h, deadline)
-            refined = start is not None
-        if start is None:
-            start = _coarse_start(P, fam, sc.h, deadline)
-        if time.perf_counter() > deadline:
+        try:
+            if isinstance(fam, LIPBox) and P.size * fam.band >= REFINED:
+                start = _refined_start(P, fam, sc.h, deadline)
+                refined = start is not None
+            if start is None:
+                start = _coarse_start(P, fam, sc.h, deadline)
+        except SolverError as e:
+            # a merged problem's master failed before its first optimum: the start is only a
+            # shortcut, the loop goes on from the family's own columns
+            start, refined, failed = None, False, str(e)
+        if start is not None and time.perf_counter() > deadline:
             # out of time: the merged problem's channel, expanded, is a channel of this one (same
             # weights); one pricing at the expanded duals gives a valid bound (without them, the
             # trivial one: the loop would only have had time for the prior's own column)
@@ -471,7 +477,7 @@ def column_generation(problem, fam: Family, time_limit: float = 60.0, progress=N
                     "pricing": fam.name + "-structured", "stopped": "time_limit"}
             bound = float(mu @ P + priced.upper) if priced else np.inf
             return PosteriorSolution(V, w, sc.gain(float(sc.phi(V) @ w)), sc.gain(bound), info)
-        if refined:          # its duals only bound a stopped run: as the smoothing's centre they slowed d = 512
+        if refined and start is not None:   # its duals only bound a stopped run: as the smoothing's centre they slowed d = 512
             if start[1] is not None:
                 merged = float(start[1] @ P + fam.price(sc.kind, start[1], sc.h).upper)
             start = (start[0], None, start[2])
@@ -479,6 +485,8 @@ def column_generation(problem, fam: Family, time_limit: float = 60.0, progress=N
                                               slack=refined)
     if merged < bound:       # (a run stopped within its first rounds, before any slack point)
         bound, info["bound"] = merged, "merged"
+    if failed:
+        info["start_failed"] = failed
     if sc.kind in SEPARABLE and info.get("stopped"):
         V, p = _within(*fam.design(sc.kind, np.random.default_rng(0)), problem.m, sc.phi)
         gain = float(p @ sc.phi(V))
@@ -710,9 +718,10 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
         try:
             w, mu = master.solve(deadline)
         except SolverError:
-            if rounds == 1 or not master.w_last.any():
-                raise
-            # the last optimum is still a channel and every bound priced so far holds: stop there
+            if not (rounds > 1 or master.w_last[1:].any()):
+                raise                                   # nothing but the prior's own column yet
+            # the last optimum (in the first round, the start's channel) is still a channel and
+            # every bound priced so far (the start's duals) holds: stop there
             w, stopped = master.w_last.copy(), "master_failed"
             value = float(master.gains @ w)
             break
