@@ -1860,8 +1860,12 @@ def test_a_master_failing_in_its_first_round_keeps_its_starts_channel_and_bound(
     assert info["stopped"] == "master_failed" and info["rounds"] == 1
     assert np.array_equal(w1[len(w1) - len(w):], w) and not w1[:len(w1) - len(w)].any()
     assert value == pytest.approx(float(sc.phi(cols) @ w), rel=1e-12)
-    with pytest.raises(SolverError):             # no start: nothing but the prior's column to return
-        CG._generate(P, fam, sc, np.inf, None, CG.MAX_ROUNDS, CG.GAP_TOL)
+    # no start: GRR's channel (`Family.grr`), the best the loop knows without an optimum
+    master, w1, value, _, info = CG._generate(P, fam, sc, np.inf, None, CG.MAX_ROUNDS, CG.GAP_TOL)
+    V_grr, lam = fam.grr()
+    assert info["stopped"] == "master_failed" and np.array_equal(master.V[-200:], V_grr)
+    assert np.array_equal(w1[-200:], lam) and not w1[:-200].any()
+    assert value == pytest.approx(float(lam @ sc.phi(V_grr)), rel=1e-12)
 
     monkeypatch.setattr(CG, "_refined_start", lambda *args: (cols, mu, w))
     r = co.solve(p, time_limit=60, progress=False)
@@ -1876,27 +1880,113 @@ def test_a_master_failing_in_its_first_round_keeps_its_starts_channel_and_bound(
     assert r.objective - r.certificate.bound <= 5e-2 * r.objective
 
 
-def test_a_merged_master_failing_before_its_first_optimum_leaves_the_loop_without_a_start(monkeypatch):
-    """HiGHS failing on the first master LP of the first merged problem (which has no start of its
-    own): the start is dropped, not the solve (the error had reached the frontend, which returned
-    the constant channel with no bound). The loop from the family's own columns certifies the
-    same optimum (each bound at or above the other's channel) and says the start failed."""
+def test_a_start_that_fails_is_dropped_not_the_solve(monkeypatch):
+    """A SolverError out of bayes-mse's start (its merged problems): the start is dropped, not the
+    solve (the error had reached the frontend, which returned the constant channel with no bound).
+    The loop from the family's own columns certifies the same optimum (each bound at or above the
+    other's channel) and says the start failed. (A merged problem's master failing in its first
+    round no longer raises: its loop returns GRR's channel, `Family.grr`.)"""
     from channelopt.errors import SolverError
     from channelopt.methods import colgen as CG
 
-    p = _zipf_200()
-    real, calls = CG.Master.solve, []
+    rng = np.random.default_rng([64, 1])
+    p = co.Problem(prior=rng.dirichlet(np.ones(64)), values=rng.normal(size=64), privacy=[co.LIP(1.0)],
+                   utility=co.Bayes("bayes-mse"))
+    _, _, g0, b0, info0 = column_generation(p, family_for(p), time_limit=60)
+    calls = []
 
-    def failing(self, deadline=np.inf):
-        calls.append(self.P.size)
-        if len(calls) == 1:
-            raise SolverError("the posterior-space master LP failed (HiGHS: Infeasible)")
-        return real(self, deadline)
-    monkeypatch.setattr(CG.Master, "solve", failing)
-    _, _, g, b, info = column_generation(p, family_for(p), time_limit=120)
-    assert calls[0] < 200 and set(calls[1:]) == {200}              # a merged problem's, then the full one's
-    assert "master LP failed" in info["start_failed"] and "stopped" not in info
-    g0, b0, _ = _zipf_200_optimum()
+    def failing(*args):
+        calls.append(1)
+        raise SolverError("the posterior-space master LP failed (HiGHS: Infeasible)")
+    monkeypatch.setattr(CG, "_coarse_start", failing)
+    _, _, g, b, info = column_generation(p, family_for(p), time_limit=60)
+    assert calls == [1] and "master LP failed" in info["start_failed"] and "stopped" not in info
+    assert "stopped" not in info0 and "start_failed" not in info0
     scale = abs(CG.scaled_utility(p).factor)
     assert g == pytest.approx(g0, abs=1e-8 * scale)
     assert b >= g0 - 1e-12 * scale and b0 >= g - 1e-12 * scale
+
+
+@pytest.mark.parametrize("family", [LIPBox, LDPCone])
+def test_runs_keep_every_start_within_the_entry_budget_and_every_kth_past_it(monkeypatch, family):
+    """`Family.runs` keeps every run while its columns hold at most RUN_ENTRIES entries (LDP: every
+    run of 1-7 symbols and of each power of 2, and every threshold with its complement); past it,
+    a subset of those runs, within the budget (up to one more start per run length), with every
+    run length still there."""
+    from channelopt.methods import structured as S
+
+    d = 64
+    P = np.random.default_rng(3).dirichlet(np.ones(d))
+    fam = family(P, 1.0)
+    rank = np.random.default_rng(4).permutation(d)
+    full = fam.runs(rank)
+    if family is LDPCone:
+        lengths = sorted({1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64})
+        assert len(full) == sum(d - n + 1 for n in lengths) + 2 * (d - 1)
+        sizes = {int(n) for n in np.rint(((full / P) > (full / P).min(axis=1, keepdims=True) * 1.5).sum(axis=1))}
+        assert set(lengths) - {d} <= sizes                     # (S = X is the prior itself: no size)
+    else:
+        assert len(full) == 2 * d
+    budget = len(full) * d // 5
+    monkeypatch.setattr(S, "RUN_ENTRIES", budget)
+    kept = fam.runs(rank)
+    blocks = 12 if family is LDPCone else 1
+    assert len(kept) * d <= budget + blocks * d and len(kept) < len(full)
+    assert np.all(np.isin(np.round(kept, 14), np.round(full, 14)).all(axis=1))   # a subset of the full set
+    if family is LDPCone:
+        sizes = {int(n) for n in np.rint(((kept / P) > (kept / P).min(axis=1, keepdims=True) * 1.5).sum(axis=1))}
+        assert {1, 2, 3, 4, 5, 6, 7, 8, 16, 32} <= sizes
+
+
+@pytest.mark.parametrize("order", [False, True])
+def test_master_columns_added_in_batches_give_the_same_model_and_optimum(monkeypatch, order):
+    """`Master.add` in batches of one column (ADD_ENTRIES = d) and in one batch: the same columns,
+    the same optimal weights and duals."""
+    from channelopt.methods import colgen as CG
+
+    d = 40
+    P = np.random.default_rng(6).dirichlet(np.ones(d))
+    fam = LDPCone(P, 1.0)
+    h = np.random.default_rng(7).normal(size=d)
+    cols = fam.initial(h)
+    gains = (cols @ h) ** 2
+    out = []
+    for entries in (CG.ADD_ENTRIES, d):
+        monkeypatch.setattr(CG, "ADD_ENTRIES", entries)
+        m = CG.Master(P, np.argsort(h, kind="stable") if order else None)
+        m.add(cols[:5], gains[:5])
+        m.add(cols[5:], gains[5:])
+        out.append((m.V.copy(), *m.solve()))
+    (V0, w0, mu0), (V1, w1, mu1) = out
+    assert np.array_equal(V0, V1) and np.array_equal(V0, cols)
+    assert np.allclose(w0, w1, rtol=0, atol=1e-12) and np.allclose(mu0, mu1, rtol=1e-9, atol=1e-9)
+    assert float(gains @ w1) > float(gains[0])                  # (a channel better than the prior's column)
+
+
+@pytest.mark.parametrize("notion", [co.LDP(1.0), co.LIP(1.0)])
+def test_a_loop_stopped_before_its_first_optimum_returns_grr_not_the_constant_channel(monkeypatch, notion):
+    """The first master LP out of time with the prior's column as its iterate, and no start (d = 2000,
+    LDP histogram-MSE, a 3 s limit, had returned the constant channel): the loop returns generalized
+    randomized response, whose histogram-MSE (from its matrix, `e^eps` on the diagonal) is below
+    the constant channel's, status `local` with the certificate's bound below it. Under LIP the
+    sliding-window design (`LIPBox.design`) is better still, and is returned."""
+    from channelopt.methods import colgen as CG
+
+    d, eps = 30, 1.0
+    P = np.random.default_rng(8).dirichlet(np.ones(d))
+    p = co.Problem(prior=P, privacy=[notion], utility=co.Bayes("histogram-mse"))
+
+    def stopped(self, deadline=np.inf):
+        first = np.zeros(len(self.gains))
+        first[0] = 1.0
+        return first, None
+    monkeypatch.setattr(CG.Master, "solve", stopped)
+    r = co.solve(p, bayes_options={"posterior": "structured"}, time_limit=60, progress=False)
+    q = (np.expm1(eps) * np.eye(d) + 1.0) / (np.exp(eps) + d - 1)
+    grr, constant = p.utility.evaluate(p, q), p.utility.evaluate(p, np.ones((d, 1)))
+    assert r.status == "local" and all(r.satisfied.values()) and grr < constant - 1e-3
+    if isinstance(notion, co.LDP):
+        assert r.objective == pytest.approx(grr, rel=1e-12)
+    else:
+        assert r.certificate.details["channel"] == "design" and r.objective < grr - 1e-3
+    assert r.certificate.bound <= r.objective

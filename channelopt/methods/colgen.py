@@ -190,6 +190,12 @@ eps = 1 has single ones, 1.5e-5 and 1.8e-3, between optimal faces: waiting after
 problem, d = 1024, Zipf eps = 0.5: waiting at such left it at 1.1e-8) is a reason to wait."""
 
 
+ADD_ENTRIES = 1 << 22
+"""`Master.add` passes its columns to HiGHS in batches of at most this many entries (columns times
+d): its temporaries (u = post / P, the masks, the sparse form) are a few copies of a batch, not of
+all the columns (d = 4000, LDP: 12.5 GB at peak with the starting columns in one batch)."""
+
+
 MASTER_PIVOTS, MASTER_PIVOTS_PER_ROW = 2_000, 5
 """The warm primal simplex solve of the master stops after max(MASTER_PIVOTS, MASTER_PIVOTS_PER_ROW d)
 pivots and goes to the fallbacks of `Master.solve`: past that it is cycling through degenerate
@@ -271,6 +277,16 @@ class Master:
         V = np.atleast_2d(V)
         if not len(V):
             return
+        gains = np.asarray(gains, dtype=float)
+        step = max(1, ADD_ENTRIES // self.P.size)     # columns a batch: the temporaries stay small
+        for i in range(0, len(V), step):
+            self._add(V[i:i + step], gains[i:i + step])
+        self.V = np.vstack([self.V, V])
+        self.w_last = np.r_[self.w_last, np.zeros(len(V))]
+        self.gains = np.concatenate([self.gains, gains])
+
+    def _add(self, V: np.ndarray, gains: np.ndarray) -> None:
+        """`add`'s columns V to HiGHS's model (sparse, as the class says)."""
         U = V / self.P[None, :]
         hi = U.max(axis=1, keepdims=True)
         if self.order is not None:
@@ -287,11 +303,8 @@ class Master:
         counts = nz.sum(axis=1)
         starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int32)
         idx = np.nonzero(nz)[1].astype(np.int32)
-        self.h.addCols(len(V), self.scale * np.asarray(gains, dtype=float), np.zeros(len(V)), np.full(len(V), np.inf),
+        self.h.addCols(len(V), self.scale * gains, np.zeros(len(V)), np.full(len(V), np.inf),
                        int(counts.sum()), starts, idx, A[nz])
-        self.V = np.vstack([self.V, V])
-        self.w_last = np.r_[self.w_last, np.zeros(len(V))]
-        self.gains = np.concatenate([self.gains, gains])
 
     def solve(self, deadline: float = np.inf) -> tuple[np.ndarray, np.ndarray | None]:
         """(weights w, duals mu in posterior coordinates); mu is None when the deadline stopped
@@ -692,6 +705,17 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
     slack = slack and SLACK_FLAT is not None and sc.kind == "bayes-mse"
     slack_cuts, slack_failed, excessive, last_excess = np.zeros((0, P.size)), -np.inf, 0, np.inf
 
+    def grr_fallback(w: np.ndarray, value: float) -> tuple[np.ndarray, float]:
+        """(w, value), or GRR's channel (`Family.grr`, its columns added) where it is better: a loop
+        stopped before its first optimum returns at least GRR (d = 2000, LDP histogram-MSE, a 3 s
+        limit: the first master LP ran out of time and the constant channel was returned)."""
+        V_grr, lam = fam.grr()
+        g_grr = float(lam @ sc.phi(V_grr))
+        if g_grr <= value:
+            return w, value
+        master.add(V_grr, sc.phi(V_grr))
+        return np.r_[np.zeros(len(master.V) - len(lam)), lam], g_grr
+
     def reported_gap(value: float, b: float) -> float:
         """The natural gap of value to the bound b as it will be reported (`_reported`)."""
         return _natural_gap(sc.kind, value, _reported(sc, b, P.size), P)
@@ -718,12 +742,15 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
         try:
             w, mu = master.solve(deadline)
         except SolverError:
-            if not (rounds > 1 or master.w_last[1:].any()):
-                raise                                   # nothing but the prior's own column yet
-            # the last optimum (in the first round, the start's channel) is still a channel and
-            # every bound priced so far (the start's duals) holds: stop there
+            # the last optimum (in the first round, the start's channel, or GRR's where better than
+            # the prior's own column) is still a channel and every bound priced so far (the start's
+            # duals) holds: stop there
             w, stopped = master.w_last.copy(), "master_failed"
             value = float(master.gains @ w)
+            if rounds == 1 and not master.w_last[1:].any():
+                w, value = grr_fallback(w, value)
+                if not w[1:].any():
+                    raise                               # nothing but the prior's own column
             break
         before, value = value, float(master.gains @ w)
         if rounds == 1 and mu is not None:         # HiGHS's costs on the objective's own scale from now on
@@ -738,6 +765,8 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
             fallback = float(master.gains @ master.w_last)
             if fallback > value:                       # (its iterate is feasible, not always better)
                 w, value = master.w_last.copy(), fallback
+            if rounds == 1:
+                w, value = grr_fallback(w, value)
             stopped = "time_limit"
             break
         # price only as exactly as this round needs: to a quarter of the gap target, and stop at

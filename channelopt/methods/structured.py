@@ -121,6 +121,19 @@ enumerated 218 faces in 16 s (now at most 0.34 s on 144 priors tried, d = 64..10
 LOW_LOSS_KEEP = 16
 """`LIPBox.low_loss` keeps, of the matches with the LOW_LOSS_KEEP least losses, the one with the
 largest reduced cost."""
+RUN_ENTRIES = 1 << 24
+"""`Family.runs` (the master's starting columns along an order) keeps its columns' entries (columns
+times d) within this many by taking every k-th start of a run (`run_stride`): LDP's runs are about
+17 d columns (every run of 1-7 symbols and of each power of 2), 68k at d = 4000, whose master took
+15-28 s to set up and 12.5 GB at peak, past a 10 s limit by 27-31 s. Every run is kept up to
+d = 1024 (LDP, 15.7M entries) and d = 2896 (LIP, 2 d columns)."""
+
+
+def run_stride(rows: int, d: int) -> int:
+    """The step between kept starts of `Family.runs` for `rows` runs of d entries (RUN_ENTRIES)."""
+    return max(1, -(-rows * d // RUN_ENTRIES))
+
+
 MAX_COLUMNS = 200
 """Columns with a positive reduced cost returned by one pricing call, best first. Measured on
 bayes-mse under LIP at d = 256 (Dirichlet and Zipf priors, eps 0.5..4): 40 columns needed up to
@@ -223,6 +236,15 @@ class Family:
         """(sigma(g) for each row g of G, the maximizing posteriors as rows)."""
         raise NotImplementedError
 
+    def grr(self) -> tuple[np.ndarray, np.ndarray]:
+        """(posteriors as rows, their probabilities) of generalized randomized response at eps,
+        `q[x, y] = e^eps^[x = y] / (e^eps + d - 1)`: `post_y = P (1 + c 1_y) / (1 + c P_y)` with
+        probability `(1 + c P_y) / (d + c)`, c = e^eps - 1. It is eps-LDP, so its posteriors are
+        admissible for eps-LIP too (u = post / P lies in [1 / (1 + c P_y), e^eps / (1 + c P_y)])."""
+        c = float(np.expm1(self.eps))
+        V = self.P[None, :] * (1.0 + c * np.eye(self.d))
+        return V / (1.0 + c * self.P)[:, None], (1.0 + c * self.P) / (self.d + c)
+
     def price(self, kind: str, mu: np.ndarray, h: np.ndarray | None = None, deadline: float = np.inf,
               max_nodes: int | None = None, tol: float | None = None, ratio: float = 1.0) -> Priced:
         """`max_{v in K} phi(v) - mu . v` for a Bayes utility `kind` (h: the target of bayes-mse),
@@ -272,7 +294,8 @@ class Family:
         return np.vstack(out)
 
     def runs(self, rank: np.ndarray) -> np.ndarray:
-        """Admissible posteriors favouring runs of symbols consecutive in `rank` (rows)."""
+        """Admissible posteriors favouring runs of symbols consecutive in `rank` (rows); at large d
+        from every k-th start only (`run_stride`)."""
         raise NotImplementedError
 
     def closed_form(self) -> np.ndarray:
@@ -361,7 +384,7 @@ class LIPBox(Family):
 
     def runs(self, rank):
         d = self.d
-        a = np.arange(d)[:, None]
+        a = np.arange(0, d, run_stride(2 * d, d))[:, None]
         r = rank[None, :].astype(float)
         up = np.where(r >= a, -(r - a), -(d + a - r))        # a, a+1, ..., then a-1, a-2, ...
         down = np.where(r <= a, -(a - r), -(d + r - a))      # a, a-1, ..., then a+1, ...
@@ -1338,11 +1361,12 @@ class LDPCone(Family):
         d = self.d
         r = rank[None, :]
         lengths = sorted({*(2 ** k for k in range(int(np.log2(d)) + 1)), *range(1, min(d, 8))})
+        step = run_stride(sum(d - n + 1 for n in lengths) + 2 * (d - 1), d)
         blocks = []
         for length in lengths:                                   # runs [a, a + length) of ranks
-            a = np.arange(d - length + 1)[:, None]
+            a = np.arange(0, d - length + 1, step)[:, None]
             blocks.append((r >= a) & (r < a + length))
-        prefix = r < np.arange(1, d)[:, None]                    # thresholds, each with its complement
+        prefix = r < np.arange(1, d, step)[:, None]              # thresholds, each with its complement
         blocks.append(np.stack([prefix, ~prefix], axis=1).reshape(-1, d))
         return self.vertex(np.vstack(blocks))
 
