@@ -161,7 +161,7 @@ def _time_limit(text: str | None) -> float | None:
 
 
 def _solve(args) -> int:
-    from .io import load_problem, write_atomic
+    from .io import dumps, load_problem, write_atomic
     from .methods import solve
 
     problem = load_problem(args.file)
@@ -175,13 +175,13 @@ def _solve(args) -> int:
                    time_limit=_time_limit(args.time_limit), progress=args.progress)
     doc = result.to_json()
     if args.out:
-        write_atomic(args.out, json.dumps(doc, indent=2) + "\n")
+        write_atomic(args.out, dumps(doc) + "\n")
     full = result.full_channel
     if args.channel_out and full is not None:
         # every output in its column (a CSV has no place for `outputs`: the dropped ones are zeros)
-        write_atomic(args.channel_out, "\n".join(",".join(repr(float(v)) for v in row) for row in full) + "\n")
+        write_atomic(args.channel_out, "\n".join(",".join(map(repr, row)) for row in np.asarray(full, dtype=float).tolist()) + "\n")
     if args.json:
-        print(json.dumps(doc, indent=2))
+        print(dumps(doc))
     else:
         print(f"problem:   {problem.name or args.file}")
         print(result.summary(full=args.full))
@@ -199,8 +199,8 @@ def _audit(args) -> int:
     if problem.utility is not None and q.shape[1] == problem.m:
         doc["objective"] = problem.utility.evaluate(problem, q)
     if args.json:
-        from .io import jsonable
-        print(json.dumps(jsonable(doc), indent=2))
+        from .io import dumps, jsonable
+        print(dumps(jsonable(doc)))
     else:
         for k, v in report.leakage.items():
             print(f"{k}: {format_leakage(v)}  [{'ok' if report.satisfied[k] else 'VIOLATED'}]")

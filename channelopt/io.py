@@ -8,6 +8,7 @@ import io
 import json
 import math
 import os
+import re
 import tempfile
 import tomllib
 from collections.abc import Mapping
@@ -287,6 +288,8 @@ def jsonable(v):
     if isinstance(v, Mapping):
         return {k: jsonable(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
+        if v and set(map(type, v)) == {float} and all(map(math.isfinite, v)):
+            return list(v)                    # (a channel's row: JSON as it is, checked at C speed)
         return [jsonable(x) for x in v]
     if isinstance(v, np.ndarray):
         return jsonable(v.tolist())
@@ -298,6 +301,32 @@ def jsonable(v):
     if isinstance(v, np.bool_):
         return bool(v)
     return v
+
+
+def dumps(doc) -> str:
+    """The JSON text of doc (`jsonable` values), indented by 2 as the CLI prints it, with each list of
+    plain numbers (a channel's row, a prior) on one line: the same JSON, a line per row instead of
+    one per number (d = 2000: 2,000 lines for the channel, not 4 million), written by json's C
+    encoder (the indented one is Python's own: `channelopt solve --out` with `--time-limit 3` took
+    10.2 s there, 7.2 s with this)."""
+    leaves: list[str] = []
+
+    def mark(v):
+        if isinstance(v, dict):
+            return {k: mark(x) for k, x in v.items()}
+        if isinstance(v, list):
+            if v and set(map(type, v)) <= {float, int}:
+                leaves.append(json.dumps(v))
+                return f"\0{len(leaves) - 1}\0"
+            return [mark(x) for x in v]
+        if isinstance(v, str) and "\0" in v:
+            raise ValueError                  # (a string that could be taken for a placeholder)
+        return v
+    try:
+        marked = mark(doc)
+    except ValueError:
+        return json.dumps(doc, indent=2)
+    return re.sub(r'"\\u0000(\d+)\\u0000"', lambda m: leaves[int(m.group(1))], json.dumps(marked, indent=2))
 
 
 def toml_value(value, key: str) -> str:

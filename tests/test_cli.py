@@ -6,6 +6,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import channelopt as co
 from channelopt.cli import main
@@ -207,3 +209,64 @@ def test_channel_csv_and_sweep_table_keep_every_output_and_leakage_part(tmp_path
     ref = co.solve(co.load_problem(alip))
     assert float(rows[1]["leakage_alip.lower"]) == pytest.approx(ref.leakage["alip"]["lower"], abs=1e-12)
     assert float(rows[1]["leakage_alip.upper"]) == pytest.approx(ref.leakage["alip"]["upper"], abs=1e-12)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(alphabet=st.characters(codec="utf-8"), max_size=8),
+    lambda inner: st.lists(inner, max_size=6) | st.dictionaries(st.text(max_size=5), inner, max_size=5),
+    max_leaves=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values)
+def test_dumps_is_the_same_json_with_lists_of_numbers_on_one_line(doc):
+    """`io.dumps` (the CLI's JSON writer): parsed back it is the document itself (any JSON, strings
+    with NUL characters included); every non-empty list of plain numbers sits on one line; a
+    document without such lists is json's own indented text."""
+    from channelopt.io import dumps
+
+    text = dumps(doc)
+    assert json.loads(text) == doc
+    lines = [line.strip().rstrip(",") for line in text.splitlines()]
+    has_row = False
+
+    def walk(v):
+        nonlocal has_row
+        if isinstance(v, dict):
+            for x in v.values():
+                walk(x)
+        elif isinstance(v, list):
+            if v and all(type(x) in (int, float) for x in v):
+                has_row = True
+                assert any(line.endswith(json.dumps(v)) for line in lines)
+            for x in v:
+                walk(x)
+    walk(doc)
+    if not has_row:
+        assert text == json.dumps(doc, indent=2)
+
+
+def test_jsonable_rows_keep_the_contract_for_non_finite_numbers():
+    """`io.jsonable`'s fast path for rows of floats leaves +-inf and NaN to the contract ("Infinity",
+    "-Infinity", null) and ints and bools as they are."""
+    from channelopt.io import jsonable
+
+    assert jsonable([0.5, 1.5]) == [0.5, 1.5]
+    assert jsonable([0.5, np.inf, -np.inf, np.nan]) == [0.5, "Infinity", "-Infinity", None]
+    assert jsonable(np.array([[1.0, np.nan], [0.25, 2.0]])) == [[1.0, None], [0.25, 2.0]]
+    out = jsonable([1, True, 2.0])
+    assert out == [1, True, 2.0] and type(out[0]) is int and type(out[1]) is bool
+
+
+def test_solve_json_writes_a_channel_row_per_line(problems_dir, tmp_path, capsys):
+    """`solve --out` and `--json`: the channel's rows one per line, the document the same as json's
+    own indented one once parsed."""
+    out = tmp_path / "r.json"
+    assert main(["solve", str(problems_dir / "lip_tdsc_3symbol.toml"), "--out", str(out), "--json"]) == 0
+    printed = capsys.readouterr().out
+    doc = json.loads(out.read_text())
+    assert json.loads(printed) == doc
+    lines = [line.strip().rstrip(",") for line in out.read_text().splitlines()]
+    for row in doc["channel"]:
+        assert json.dumps(row) in lines
