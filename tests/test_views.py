@@ -269,3 +269,23 @@ def test_figures_draw_their_curves_with_the_plot_helper(tmp_path, monkeypatch):
     assert calls[1]["violated"] == [True, False] and (tmp_path / "t.png").stat().st_size > 0
     ax = plots.curve([1, 2], [1, 2], violated=[True, False], certified=[True, False])
     assert [line.get_label() for line in ax.lines] == ["_child0", "certified optimum", "not certified", "violates the notion"]
+
+
+def test_a_large_channel_shows_its_first_and_last_rows_in_the_terminal_and_the_notebook():
+    """A channel of 2000 x 2000 (GRR, built here): the summary shows the first SUMMARY_ROWS - 5 rows,
+    how many are left out, and the last 5, each with its largest entry on the diagonal; the notebook
+    view the same rows (a few kB, where the whole table was 4 million cells); `full` every row."""
+    d, e = 2000, np.e
+    q = (np.eye(d) * (e - 1) + 1) / (e + d - 1)
+    r = co.Result(status="optimal", channel=q, objective=0.0, leakage={"ldp": 1.0}, satisfied={"ldp": True})
+    n = r.SUMMARY_ROWS
+    lines = str(r).splitlines()
+    rows = [line for line in lines if line.lstrip().split("  ")[0].isdigit()]
+    assert [int(line.split()[0]) for line in rows] == [*range(n - 5), *range(d - 5, d)]
+    assert all(line.split()[1] == f"y{line.split()[0]}:" for line in rows)      # the diagonal first
+    assert f"... {d - n} more rows ..." in str(r) and len(lines) < n + 10
+    html = r._repr_html_()
+    assert len(html) < 20_000 and f"{d - n} more rows" in html and "<th>1999</th>" in html and "<th>100</th>" not in html
+    assert len(r.summary(full=True).splitlines()) > d
+    small = co.Result(status="optimal", channel=np.full((64, 64), 1 / 64), objective=0.0, leakage={}, satisfied={})
+    assert small._repr_html_().count("<td>") == 64 * 64                   # a whole table up to HTML_MAX entries

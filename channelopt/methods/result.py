@@ -195,6 +195,12 @@ class Result:
 
     SUMMARY_MAX = 12
     """Channels larger than this (either side) are summarized in `summary` unless `full`."""
+    HTML_MAX = 64 * 64
+    """The notebook view shows channels of at most this many entries as a whole table, larger ones
+    summarized as `summary` does."""
+    SUMMARY_ROWS = 40
+    """A summarized channel shows the first SUMMARY_ROWS - 5 rows and the last 5 (d = 2000 had printed
+    2,000 lines to the terminal, and a notebook had rendered all 4 million entries)."""
 
     def drop_unused(self) -> None:
         """Drop the channel's all-zero columns (outputs no input reaches), recording in `outputs`
@@ -252,9 +258,11 @@ class Result:
                 out.append(f"channel q[x][y] = Pr(Y=y | X=x): {q.shape[0]} x {q.shape[1]}, "
                            "each row's largest entries (full matrix: --full, --channel-out or the JSON):")
                 names = self._output_names()
-                for lab, row in zip(labels, q):
-                    top = np.argsort(-row, kind="stable")[:3]
-                    out.append(f"  {lab:>{width}}  " + "  ".join(f"{names[y]}: {row[y]:.6f}" for y in top if row[y] > 0))
+                for x in self._shown_rows():
+                    if x < 0:
+                        out.append(f"  {'':>{width}}  ... {-x} more rows ...")
+                        continue
+                    out.append(f"  {labels[x]:>{width}}  " + "  ".join(f"{names[y]}: {v:.6f}" for y, v in self._top(x)))
             for k, v in self.leakage.items():
                 out.append(f"leakage {k}: {format_leakage(v)}  [{'ok' if self.satisfied.get(k) else 'VIOLATED'}]")
         c = self.certificate
@@ -263,6 +271,18 @@ class Result:
                        if c.bound is not None else f"certificate: {c.method}: {c.note}")
         out.append(f"solver:    {self.solver} via {self.method}, {self.time_s:.3f} s")
         return "\n".join(out)
+
+    def _shown_rows(self) -> list[int]:
+        """The rows a summarized channel shows, a negative -k where k rows are left out."""
+        assert self.channel is not None
+        d, n = self.channel.shape[0], self.SUMMARY_ROWS
+        return list(range(d)) if d <= n else [*range(n - 5), -(d - n), *range(d - 5, d)]
+
+    def _top(self, x: int) -> list[tuple[int, float]]:
+        """Row x's three largest positive entries (output index, value)."""
+        assert self.channel is not None
+        row = self.channel[x]
+        return [(int(y), float(row[y])) for y in np.argsort(-row, kind="stable")[:3] if row[y] > 0]
 
     def __str__(self) -> str:
         return self.summary()
@@ -277,10 +297,20 @@ class Result:
             parts.append(f"<p><b>objective</b>: {self.objective:.10g} {html.escape(self.kind)}</p>")
             if self.outputs is not None:
                 parts.append(f"<p><b>outputs</b>: {html.escape(self._dropped_note())}</p>")
-            head = "".join(f"<th>{y}</th>" for y in self._output_names())
-            rows = "".join(f"<tr><th>{html.escape(lab)}</th>" + "".join(f"<td>{v:.6f}</td>" for v in row) + "</tr>"
-                           for lab, row in zip(self._labels(), self.channel))
-            parts.append(f"<table><tr><th>x \\ y</th>{head}</tr>{rows}</table>")
+            names, labels = self._output_names(), self._labels()
+            if self.channel.size <= self.HTML_MAX:
+                head = "".join(f"<th>{y}</th>" for y in names)
+                rows = "".join(f"<tr><th>{html.escape(lab)}</th>" + "".join(f"<td>{v:.6f}</td>" for v in row) + "</tr>"
+                               for lab, row in zip(labels, self.channel))
+                parts.append(f"<table><tr><th>x \\ y</th>{head}</tr>{rows}</table>")
+            else:                                      # as `summary`: each row's largest entries
+                rows = "".join(f"<tr><td colspan=2><i>{-x} more rows</i></td></tr>" if x < 0 else
+                               f"<tr><th>{html.escape(labels[x])}</th><td>"
+                               + ", ".join(f"{names[y]}: {v:.6f}" for y, v in self._top(x)) + "</td></tr>"
+                               for x in self._shown_rows())
+                parts.append(f"<p>channel {self.channel.shape[0]} x {self.channel.shape[1]}, each row's largest "
+                             f"entries (the whole matrix: <code>.channel</code>, <code>.to_frame()</code>)</p>"
+                             f"<table><tr><th>x</th><th>largest Pr(Y=y | X=x)</th></tr>{rows}</table>")
             parts.append("<ul>" + "".join(
                 f"<li>leakage {html.escape(k)}: {html.escape(format_leakage(v))} "
                 f"[{'ok' if self.satisfied.get(k) else '<b>VIOLATED</b>'}]</li>" for k, v in self.leakage.items()) + "</ul>")
