@@ -1990,3 +1990,43 @@ def test_a_loop_stopped_before_its_first_optimum_returns_grr_not_the_constant_ch
     else:
         assert r.certificate.details["channel"] == "design" and r.objective < grr - 1e-3
     assert r.certificate.bound <= r.objective
+
+
+@pytest.mark.parametrize("kind", ["histogram-mse", "mutual-information"])
+def test_design_merge_equals_the_greedy_merge_with_phi_over_every_coordinate(kind):
+    """`colgen._within` (losses over the coordinates where neighbours differ) against the greedy
+    merge written out with phi summed over every coordinate and the cycle searched for each
+    neighbour (d = 40, LIP eps = 1, the sliding-window design's 2d outputs down to 40 and 13): the
+    same posteriors and probabilities, which still average to the prior."""
+    from channelopt.methods import colgen as CG
+    from channelopt.methods.structured import SEPARABLE
+
+    f = SEPARABLE[kind]
+
+    def phi(X):
+        return f(np.atleast_2d(X)).sum(axis=1)
+
+    def by_hand(V, p, m):
+        V, p = [v.copy() for v in V], list(p)
+        while len(p) > m:
+            n = len(p)
+            losses = [p[i] * phi(V[i])[0] + p[(i + 1) % n] * phi(V[(i + 1) % n])[0]
+                      - (p[i] + p[(i + 1) % n]) * phi((p[i] * V[i] + p[(i + 1) % n] * V[(i + 1) % n])
+                                                      / (p[i] + p[(i + 1) % n]))[0] for i in range(n)]
+            i = int(np.argmin(losses))
+            j = (i + 1) % n
+            V[i] = (p[i] * V[i] + p[j] * V[j]) / (p[i] + p[j])
+            p[i] += p[j]
+            del V[j], p[j]
+        return np.array(V), np.array(p)
+
+    P = np.random.default_rng(12).dirichlet(np.ones(40))
+    V, p = LIPBox(P, 1.0).design(kind, np.random.default_rng(0))
+    assert len(p) == 80
+    for m in (40, 13):
+        V1, p1 = CG._within(V, p, m, f)
+        V0, p0 = by_hand(V, p, m)
+        order = np.lexsort(V1.T), np.lexsort(V0.T)
+        assert len(p1) == m and np.allclose(V1[order[0]], V0[order[1]], rtol=0, atol=1e-12)
+        assert np.allclose(p1[order[0]], p0[order[1]], rtol=0, atol=1e-15)
+        assert np.abs(p1 @ V1 - P).max() <= 1e-15

@@ -501,7 +501,7 @@ def column_generation(problem, fam: Family, time_limit: float = 60.0, progress=N
     if failed:
         info["start_failed"] = failed
     if sc.kind in SEPARABLE and info.get("stopped"):
-        V, p = _within(*fam.design(sc.kind, np.random.default_rng(0)), problem.m, sc.phi)
+        V, p = _within(*fam.design(sc.kind, np.random.default_rng(0)), problem.m, SEPARABLE[sc.kind])
         gain = float(p @ sc.phi(V))
         if len(p) and gain > value:                    # the closed-form design is the better channel
             info["channel"] = "design"
@@ -509,39 +509,44 @@ def column_generation(problem, fam: Family, time_limit: float = 60.0, progress=N
     return PosteriorSolution(master.V, w, sc.gain(value), sc.gain(bound), info)
 
 
-def _within(V: np.ndarray, p: np.ndarray, m: int, phi) -> tuple[np.ndarray, np.ndarray]:
+def _within(V: np.ndarray, p: np.ndarray, m: int, f) -> tuple[np.ndarray, np.ndarray]:
     """A design's outputs (posteriors V in the cyclic order of its windows, probabilities p)
     merged down to at most m, greedily, only ever merging neighbours in that order: each step
     merges the neighbouring pair whose merge loses the least gain `g(a) + g(b) - g(a + b)`,
-    `g = p phi(v)` (neighbouring windows differ by one symbol, so merging the pairs that differ by
-    the lightest ones loses least). A merged posterior is a convex combination of admissible
-    ones. O(n) candidates a step where the frontend's greedy merge weighs all O(n^2) pairs (at
-    d = 1024, 2d outputs: 40 s)."""
-    if len(p) <= m:
+    `g = p phi(v)`, phi = sum_x f(v_x) (neighbouring windows differ by one symbol, so merging the
+    pairs that differ by the lightest ones loses least). A merged posterior is a convex combination
+    of admissible ones. O(n) candidates a step where the frontend's greedy merge weighs all O(n^2)
+    pairs (at d = 1024, 2d outputs: 40 s); a loss is summed over the coordinates where the two
+    posteriors differ, the only ones where the terms do not cancel (d = 5000, 2d outputs down to d:
+    1.0 s, it was 3.3 s with phi over all d; the same merges)."""
+    n = len(p)
+    if n <= m:
         return V, p
     V, p = V.copy(), p.copy()
-    g = p * phi(V)
-    nxt = np.r_[1:len(p), 0]
+    nxt, prv = np.r_[1:n, 0], np.r_[n - 1, 0:n - 1]
 
-    def loss(i):
-        """What merging each output of i with its next loses."""
-        j = nxt[i]
+    def loss(i: int, j: int) -> float:
+        x = np.flatnonzero(V[i] != V[j])
         q = p[i] + p[j]
-        return g[i] + g[j] - q * phi((p[i, None] * V[i] + p[j, None] * V[j]) / q[:, None])
+        a, b = V[i, x], V[j, x]
+        return float(np.sum(p[i] * f(a) + p[j] * f(b) - q * f((p[i] * a + p[j] * b) / q)))
 
-    alive = np.ones(len(p), dtype=bool)
-    L = loss(np.arange(len(p)))
-    while alive.sum() > m:
+    rows, x = np.nonzero(V != V[nxt])                  # every neighbouring pair at once
+    a, b, pa, pb = V[rows, x], V[nxt[rows], x], p[rows], p[nxt[rows]]
+    terms = pa * f(a) + pb * f(b) - (pa + pb) * f((pa * a + pb * b) / (pa + pb))
+    L = np.bincount(rows, weights=terms, minlength=n)
+    alive, left = np.ones(n, dtype=bool), n
+    while left > m:
         i = int(np.argmin(np.where(alive, L, np.inf)))
         j = int(nxt[i])
         q = p[i] + p[j]
         V[i] = (p[i] * V[i] + p[j] * V[j]) / q
-        p[i], g[i] = q, q * phi(V[i][None, :])[0]
-        alive[j], L[j] = False, np.inf
+        p[i] = q
+        alive[j], L[j], left = False, np.inf, left - 1
         nxt[i] = nxt[j]
-        L[i] = loss(np.array([i]))[0]
-        prev = np.flatnonzero(alive & (nxt == i))
-        L[prev] = loss(prev)
+        prv[nxt[i]] = i
+        L[i] = loss(i, int(nxt[i]))
+        L[prv[i]] = loss(int(prv[i]), i)
     return V[alive], p[alive]
 
 
