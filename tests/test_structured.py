@@ -1992,12 +1992,13 @@ def test_a_loop_stopped_before_its_first_optimum_returns_grr_not_the_constant_ch
     assert r.certificate.bound <= r.objective
 
 
-@pytest.mark.parametrize("kind", ["histogram-mse", "mutual-information"])
-def test_design_merge_equals_the_greedy_merge_with_phi_over_every_coordinate(kind):
-    """`colgen._within` (losses over the coordinates where neighbours differ) against the greedy
-    merge written out with phi summed over every coordinate and the cycle searched for each
-    neighbour (d = 40, LIP eps = 1, the sliding-window design's 2d outputs down to 40 and 13): the
-    same posteriors and probabilities, which still average to the prior."""
+@pytest.mark.parametrize("family, kind", [(LIPBox, "histogram-mse"), (LIPBox, "mutual-information"),
+                                          (LDPCone, "mutual-information")])
+def test_design_merge_equals_the_greedy_merge_with_phi_over_every_coordinate(family, kind):
+    """`colgen._within` (losses over the coordinates where neighbours differ: few under LIP, all
+    under LDP) against the greedy merge written out with phi summed over every coordinate and the
+    cycle searched for each neighbour (d = 40, eps = 1, the sliding-window design's 2d outputs down
+    to 40 and 13): the same posteriors and probabilities, which still average to the prior."""
     from channelopt.methods import colgen as CG
     from channelopt.methods.structured import SEPARABLE
 
@@ -2021,7 +2022,7 @@ def test_design_merge_equals_the_greedy_merge_with_phi_over_every_coordinate(kin
         return np.array(V), np.array(p)
 
     P = np.random.default_rng(12).dirichlet(np.ones(40))
-    V, p = LIPBox(P, 1.0).design(kind, np.random.default_rng(0))
+    V, p = family(P, 1.0).design(kind, np.random.default_rng(0))
     assert len(p) == 80
     for m in (40, 13):
         V1, p1 = CG._within(V, p, m, f)

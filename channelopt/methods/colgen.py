@@ -516,32 +516,36 @@ def _within(V: np.ndarray, p: np.ndarray, m: int, f) -> tuple[np.ndarray, np.nda
     `g = p phi(v)`, phi = sum_x f(v_x) (neighbouring windows differ by one symbol, so merging the
     pairs that differ by the lightest ones loses least). A merged posterior is a convex combination
     of admissible ones. O(n) candidates a step where the frontend's greedy merge weighs all O(n^2)
-    pairs (at d = 1024, 2d outputs: 40 s); a loss is summed over the coordinates where the two
-    posteriors differ, the only ones where the terms do not cancel (d = 5000, 2d outputs down to d:
-    1.0 s, it was 3.3 s with phi over all d; the same merges)."""
-    n = len(p)
+    pairs (at d = 1024, 2d outputs: 40 s). Where two posteriors differ on few coordinates (LIP's
+    windows) the loss is summed over those alone, the only terms that do not cancel; LDP's differ
+    everywhere (each window renormalizes) and keep the whole sum, with each output's g kept. d = 4000,
+    2d outputs down to d, the same merges as with phi over every coordinate each time: LIP
+    histogram-MSE / mutual information 0.49 / 1.04 s (were 1.89 / 2.43 s), LDP mutual information
+    0.98 s (was 2.69 s). Rows are taken a block at a time (ADD_ENTRIES)."""
+    n, d = len(p), V.shape[1]
     if n <= m:
         return V, p
     V, p = V.copy(), p.copy()
+    step = max(1, ADD_ENTRIES // d)
+    g = np.concatenate([p[i:i + step] * f(V[i:i + step]).sum(axis=1) for i in range(0, n, step)])
     nxt, prv = np.r_[1:n, 0], np.r_[n - 1, 0:n - 1]
 
     def loss(i: int, j: int) -> float:
         x = np.flatnonzero(V[i] != V[j])
         q = p[i] + p[j]
+        if 2 * x.size > d:
+            return float(g[i] + g[j] - q * f((p[i] * V[i] + p[j] * V[j]) / q).sum())
         a, b = V[i, x], V[j, x]
         return float(np.sum(p[i] * f(a) + p[j] * f(b) - q * f((p[i] * a + p[j] * b) / q)))
 
-    rows, x = np.nonzero(V != V[nxt])                  # every neighbouring pair at once
-    a, b, pa, pb = V[rows, x], V[nxt[rows], x], p[rows], p[nxt[rows]]
-    terms = pa * f(a) + pb * f(b) - (pa + pb) * f((pa * a + pb * b) / (pa + pb))
-    L = np.bincount(rows, weights=terms, minlength=n)
+    L = np.array([loss(i, int(nxt[i])) for i in range(n)])
     alive, left = np.ones(n, dtype=bool), n
     while left > m:
         i = int(np.argmin(np.where(alive, L, np.inf)))
         j = int(nxt[i])
         q = p[i] + p[j]
         V[i] = (p[i] * V[i] + p[j] * V[j]) / q
-        p[i] = q
+        p[i], g[i] = q, q * f(V[i]).sum()
         alive[j], L[j], left = False, np.inf, left - 1
         nxt[i] = nxt[j]
         prv[nxt[i]] = i
