@@ -756,7 +756,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
             # duals) holds: stop there
             w, stopped = master.w_last.copy(), "master_failed"
             value = float(master.gains @ w)
-            if rounds == 1 and not master.w_last[1:].any():
+            if rounds == 1:
                 w, value = grr_fallback(w, value)
                 if not w[1:].any():
                     raise                               # nothing but the prior's own column
