@@ -313,7 +313,7 @@ def dumps(doc) -> str:
 
     def mark(v):
         if isinstance(v, dict):
-            return {k: mark(x) for k, x in v.items()}
+            return {mark(k): mark(x) for k, x in v.items()}
         if isinstance(v, list):
             if v and set(map(type, v)) <= {float, int}:
                 leaves.append(json.dumps(v))
