@@ -241,9 +241,9 @@ class Family:
         `q[x, y] = e^eps^[x = y] / (e^eps + d - 1)`: `post_y = P (1 + c 1_y) / (1 + c P_y)` with
         probability `(1 + c P_y) / (d + c)`, c = e^eps - 1. It is eps-LDP, so its posteriors are
         admissible for eps-LIP too (u = post / P lies in [1 / (1 + c P_y), e^eps / (1 + c P_y)])."""
-        c = float(np.expm1(self.eps))
+        c = np.exp(self.eps) - 1.0
         V = self.P[None, :] * (1.0 + c * np.eye(self.d))
-        return V / (1.0 + c * self.P)[:, None], (1.0 + c * self.P) / (self.d + c)
+        return V / V.sum(axis=1, keepdims=True), (1.0 + c * self.P) / (self.d + c)
 
     def price(self, kind: str, mu: np.ndarray, h: np.ndarray | None = None, deadline: float = np.inf,
               max_nodes: int | None = None, tol: float | None = None, ratio: float = 1.0) -> Priced:
@@ -379,8 +379,7 @@ class LIPBox(Family):
         V = (P[:, None] * q / (P @ q)[None, :]).T
         U = V / P
         ok = np.all(U >= self.lo * (1 - 1e-12), axis=1) & np.all(U <= self.hi * (1 + 1e-12), axis=1)
-        grr = P[None, :] * (1.0 + (e - 1.0) * np.eye(self.d))
-        return np.vstack([V[ok], grr / grr.sum(axis=1, keepdims=True)])
+        return np.vstack([V[ok], self.grr()[0]])
 
     def runs(self, rank):
         d = self.d
