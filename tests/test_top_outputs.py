@@ -307,3 +307,129 @@ def test_a_prior_sweep_keeps_its_outputs_lean_and_equals_fresh_lps():
     assert all(r.method == "top-outputs" and r.status == "optimal" for r in sw)
     for P, r in zip(priors, sw):
         assert r.objective == pytest.approx(lp(hamming(P, 1.5)).objective, abs=1e-10)
+
+
+# ---- any other distortion (MAE, squared error, a matrix) under LIP, ID-LDP and LDP ----
+
+def some_notion(rng, kind, d, eps):
+    if kind == "lip":
+        return co.LIP(eps)
+    if kind == "ldp":
+        return co.LDP(eps)
+    return co.IDLDP(epsilons=eps * rng.choice([1.0, 1.6, 2.5], size=d))
+
+
+def distortion(rng, P, notion, kind):
+    d = P.size
+    if kind == "matrix":                        # a user matrix, with more outputs than inputs
+        m = d + int(rng.integers(1, 9))
+        return co.Problem(prior=P, privacy=[notion], output_size=m,
+                          utility=co.Distortion("distortion", matrix=rng.uniform(0.0, 1.0, (d, m))))
+    return co.Problem(prior=P, privacy=[notion], values=np.sort(rng.normal(0, 3, d)), utility=co.Distortion(kind))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_any_distortion_equals_the_whole_lp_with_a_bound_that_certifies_it(seed, monkeypatch):
+    """MAE, squared error and random matrices under LIP, MinID-LDP and LDP (taken here from
+    smaller d than `LDP_MIN_ENTRIES`): the whole LP's optimum, a bound below it that closes the
+    gap, and the audit's leakage within the budget."""
+    monkeypatch.setattr(T, "LDP_MIN_ENTRIES", 0)
+    rng = np.random.default_rng(300 + seed)
+    taken = 0
+    for _ in range(8):
+        d = int(rng.integers(46, 72))
+        P, eps = random_prior(rng, d), float(rng.uniform(0.3, 3.0))
+        n = str(rng.choice(["lip", "ldp", "minid"]))
+        p = distortion(rng, P, some_notion(rng, n, d, eps), str(rng.choice(["mae", "squared", "matrix"])))
+        assert T.applies(p)
+        r, ref = co.solve(p), lp(p)
+        assert r.status == ref.status == "optimal"
+        assert r.objective == pytest.approx(ref.objective, rel=1e-9, abs=1e-12), (n, eps)
+        if r.method == "top-outputs":
+            taken += 1
+            assert r.certificate.bound <= ref.objective * (1 + 1e-12) + 1e-12       # a valid bound ...
+            assert r.certificate.gap <= 1e-9 * max(1.0, abs(ref.objective))      # ... that closes the gap
+            assert co.audit(p, r.full_channel).ok
+            assert r.certificate["outputs"] < p.m / 2
+    assert taken >= 6
+
+
+@pytest.mark.parametrize("kind", ["lip", "ldp", "minid"])
+def test_any_distortion_pricing_is_the_maximum_over_every_admissible_posterior(kind):
+    """`support` of arbitrary rows g: the largest g . post over the admissible posteriors, against
+    scipy's LP over the posterior ratios u with every constraint written out (LIP: the box
+    e^-eps <= u <= e^eps; LDP and ID-LDP: every pair u_x <= e^{r(x, x')} u_x'), P . u = 1; and the
+    posteriors returned reach it."""
+    from scipy.optimize import linprog
+
+    rng = np.random.default_rng(15)
+    for _ in range(15):
+        d = int(rng.integers(2, 10))
+        P, eps = random_prior(rng, d), float(rng.uniform(0.1, 3.0))
+        p = co.Problem(prior=P, privacy=[some_notion(rng, kind, d, eps)], utility=co.Distortion("mae"))
+        if kind == "minid" and p.privacy[0].levels is None:
+            continue
+        shape = T._shape(p)
+        G = rng.normal(size=(6, d)) / P[None, :]
+        got, V = shape.support(G)
+        assert np.allclose(V.sum(axis=1), 1.0) and np.allclose(np.einsum("ij,ij->i", G, V), got, atol=1e-9)
+        i, j = np.nonzero(~np.eye(d, dtype=bool))
+        if kind == "lip":
+            A, b, bounds = None, None, [(math.exp(-eps), math.exp(eps))] * d
+        else:
+            R = np.exp(p.privacy[0].pair_budgets()) if kind == "minid" else np.full((d, d), math.exp(eps))
+            A = np.zeros((i.size, d))
+            A[np.arange(i.size), i] = 1.0
+            A[np.arange(i.size), j] = -R[i, j]
+            b, bounds = np.zeros(i.size), [(0, None)] * d
+        for g, value in zip(G, got):
+            best = -linprog(-(P * g), A_ub=A, b_ub=b, A_eq=P[None, :], b_eq=[1.0], bounds=bounds, method="highs",
+                            options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}).fun
+            # to `priced`'s float allowance (a prior entry of 5e-10 puts 5e8 into g)
+            assert value == pytest.approx(best, abs=1e-9 * max(1.0, abs(best)) + 8 * d * np.finfo(float).eps * np.abs(g).max())
+
+
+@pytest.mark.parametrize("kind", ["lip", "ldp", "minid"])
+def test_any_distortion_bound_holds_for_any_row_multipliers(kind):
+    """`priced`'s bound is below the least expected distortion whatever beta is (weak duality)."""
+    rng = np.random.default_rng(16)
+    for _ in range(12):
+        d = int(rng.integers(3, 10))
+        P, eps = random_prior(rng, d), float(rng.uniform(0.2, 3.0))
+        p = distortion(rng, P, some_notion(rng, kind, d, eps), str(rng.choice(["mae", "matrix"])))
+        if kind == "minid" and p.privacy[0].levels is None:
+            continue
+        best = lp(p).objective
+        D = p.utility.matrix_for(p)
+        for scale in (0.0, 0.3, 1.0):
+            beta = P * (D.min(axis=1) + scale * rng.normal(size=d))
+            assert T.priced(T._shape(p), D, beta)[0] <= best + 1e-12
+
+
+def test_an_mae_sweep_takes_the_reduced_lp_and_equals_fresh_lps_point_by_point():
+    rng = np.random.default_rng(17)
+    P = rng.dirichlet(np.ones(64))
+    base = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Distortion("mae"))
+    eps = np.r_[np.linspace(0.3, 2.0, 8), np.linspace(2.0, 0.3, 8)]
+    sw = co.sweep(base, epsilon=eps)
+    assert all(r.method == "top-outputs" and r.status == "optimal" for r in sw)
+    for e, r in zip(eps, sw):
+        assert r.objective == pytest.approx(lp(co.Problem(prior=P, privacy=[co.LIP(float(e))],
+                                                           utility=co.Distortion("mae"))).objective, rel=1e-10)
+
+
+@pytest.mark.parametrize("case", ["minimax priors", "small", "ldp below its size"])
+def test_any_distortion_not_applied_outside_its_setting(case):
+    rng = np.random.default_rng(18)
+    d = 48
+    P = random_prior(rng, d)
+    kw = {"prior": P, "privacy": [co.LIP(1.0)], "utility": co.Distortion("mae")}
+    if case == "minimax priors":
+        kw["utility"] = co.Distortion("mae", priors=rng.dirichlet(np.ones(d), size=2))
+    elif case == "small":
+        kw["prior"] = P[:20] / P[:20].sum()
+    else:
+        kw["privacy"] = [co.LDP(1.0)]
+    p = co.Problem(**kw)
+    assert not T.applies(p)
+    assert co.solve(p).method == "lp"
