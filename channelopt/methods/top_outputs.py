@@ -311,7 +311,7 @@ def _reducible(n, d: int, hamming: bool = True) -> bool:
     if isinstance(n, LIP):
         return True
     if isinstance(n, LDP):
-        return not hamming
+        return not hamming and LDP_ANY
     found = n.levels if isinstance(n, IDLDP) and d >= ID_MIN_D else None
     return found is not None and found[1].shape[0] <= MAX_LEVELS and float(found[1].max()) <= MAX_LEVEL_EPS
 
@@ -338,22 +338,20 @@ def applies(problem: Problem) -> bool:
         return False
     if u.plain_hamming(problem):
         return _reducible(problem.privacy[0], problem.d)
-    n = problem.privacy[0]
-    return (general(problem) and _reducible(n, problem.d, hamming=False)
-            and (not isinstance(n, LDP) or problem.d * problem.m >= LDP_MIN_ENTRIES))
+    return general(problem) and _reducible(problem.privacy[0], problem.d, hamming=False)
 
+
+LDP_ANY = False
+"""Whether LDP takes `_any_distortion` (off: the whole LDP program is small, one floor per output,
+and the reduced LP's rounds do not pay for themselves). Measured (MAE, Dirichlet(1) priors, eps
+0.5 / 1 / 2 / 3, reduced LP against the whole LP): d = 64 25 / 20 / 36 / 43 ms against
+23 / 23 / 17 / 15 ms; d = 128 49 / 135 / 244 / 207 ms against 169 / 120 / 98 / 71 ms; d = 256
+0.21 / 0.51 s against 1.39 / 1.19 s at eps 0.5 / 1, but 1.24 s (39 rounds) against 0.54 s at
+eps 3 and gave up after 2.5 s at eps 2 (the LP: 0.94 s)."""
 
 GENERAL_MIN_ENTRIES = 2048
 """Channel entries (d * m) from which a distortion other than plain Hamming takes the reduced LP
 first (below, the whole LP costs a few milliseconds)."""
-
-
-LDP_MIN_ENTRIES = 1 << 16
-"""LDP takes the reduced LP from this many channel entries (d = 256). The whole LDP program is
-small (one floor per output), and below this it is as fast or faster: MAE, Dirichlet(1) priors,
-eps 0.5 / 1 / 2 / 3, reduced LP against the whole LP, d = 64 25 / 20 / 36 / 43 ms against
-23 / 23 / 17 / 15 ms, d = 128 49 / 135 / 244 / 207 ms against 169 / 120 / 98 / 71 ms, d = 256
-0.15 / 0.18 / 0.36 / 0.69 s against 1.3 s at eps = 1 and 0.5 s at eps = 3."""
 
 
 def general(problem: Problem) -> bool:
