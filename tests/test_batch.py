@@ -302,7 +302,7 @@ def test_hamming_sweep_takes_the_restricted_program_while_it_closes(monkeypatch)
     outputs; the sweep equals fresh solves at every point."""
     from channelopt.methods import top_outputs
 
-    monkeypatch.setattr(top_outputs, "applies", lambda problem: False)
+    monkeypatch.setattr(top_outputs, "applies", lambda problem, along=False: False)
     P = np.random.default_rng(3).dirichlet(np.ones(64))
     base = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Distortion("hamming"))
     eps = [0.3, 0.6, 1.0, 2.0, 3.0]

@@ -251,7 +251,7 @@ def test_the_time_limit_bounds_the_map_lp_and_the_search_after_it_together(monke
     from channelopt.methods.frontend import LAST_STEP_S
 
     monkeypatch.setattr(lp, "RESTRICT_MIN", 10 ** 9)
-    monkeypatch.setattr(top_outputs, "applies", lambda problem: False)     # the reduced LP closes it in 0.1 s
+    monkeypatch.setattr(top_outputs, "applies", lambda problem, along=False: False)     # the reduced LP closes it in 0.1 s
 
     P = np.random.default_rng(4).dirichlet(np.ones(768))
     p = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Bayes("map"))

@@ -433,3 +433,18 @@ def test_any_distortion_not_applied_outside_its_setting(case):
     p = co.Problem(**kw)
     assert not T.applies(p)
     assert co.solve(p).method == "lp"
+
+
+def test_a_minid_mae_sweep_keeps_the_warm_whole_lp_and_a_fresh_solve_takes_the_reduced_one():
+    rng = np.random.default_rng(19)
+    d = 48
+    P = random_prior(rng, d)
+    base = co.Problem(prior=P, privacy=[co.IDLDP(epsilons=rng.choice([1.0, 1.6, 2.5], size=d))],
+                      utility=co.Distortion("mae"))
+    scales = [0.5, 0.8, 1.2]
+    sw = co.sweep(base, scale=scales)
+    assert [r.method for r in sw] == ["lp"] * 3
+    for s, r in zip(scales, sw):
+        p = co.Problem(prior=P, privacy=[co.IDLDP(epsilons=s * base.privacy[0].epsilons)], utility=co.Distortion("mae"))
+        fresh = co.solve(p)
+        assert fresh.method == "top-outputs" and r.objective == pytest.approx(fresh.objective, rel=1e-10)

@@ -78,7 +78,7 @@ def candidates(problem: Problem, warm: top_outputs.Warm | None = None, time_limi
         if cf is not None:
             yield (cf.name, cf.channel, cf.loss_bound, "closed-form-dual", {"citation": cf.citation, **cf.details},
                    "closed-form")
-    if top_outputs.applies(problem):
+    if top_outputs.applies(problem, along=warm is not None):
         found = top_outputs.top_outputs(problem, warm, time_limit)
         if found is not None:
             yield "HIGHS", found[0], found[1], "posterior-dual", found[2], "top-outputs"
