@@ -33,7 +33,7 @@ grown in place (`_OutputsLP`), and its row multipliers beta bound every channel,
 `E[D] >= sum(beta) - max_y max_post sum_x (beta_x / P_x - D[x, y]) post_x` (`priced`; under LDP
 the inner max is a threshold on the ratio, `structured.LDPCone.support`). These optima use few
 outputs too (MAE, Dirichlet(1) priors, eps 0.5..3: LDP 2-5 of 64, LIP and MinID-LDP 3-22 of 64),
-and the whole LP does not know it: LIP MAE at d = 256 took 8-50 s.
+and the whole LP does not know it: LIP MAE at d = 256 took 8-58 s.
 """
 
 from __future__ import annotations
