@@ -336,10 +336,11 @@ def applies(problem: Problem, along: bool = False) -> bool:
     channel entries (`general`); a prior with no zero entry.
 
     along: the problem is a point of a sweep or batch, which solves the whole LP from the previous
-    point's basis. There a distortion other than Hamming takes the reduced LP under LIP only: each
-    point needs 10-15 rounds of it again, and under MinID-LDP the warm whole LP is as fast or
-    faster (MAE, 100 scales: d = 64 1.1 s against 3.7 s, d = 128 5.0 s against 24.5 s; 20 scales
-    at d = 256 26 s both), while under LIP it is not (d = 128 24.7 s against 12.1 s; 20 points at
+    point's basis. There a distortion other than Hamming takes the reduced LP under LIP only, from
+    ALONG_MIN_ENTRIES: each point needs 10-15 rounds of it again, and under MinID-LDP the warm
+    whole LP is as fast or faster (MAE, 100 scales: d = 64 1.1 s against 3.7 s, d = 128 5.0 s
+    against 24.5 s; 20 scales at d = 256 26 s both), while under LIP it is from d = 128 on
+    (100 points at d = 64 1.4 s against 2.1 s, at d = 128 24.7 s against 11.9 s; 20 points at
     d = 256 373 s against 21 s)."""
     u = problem.utility
     if not (len(problem.privacy) == 1 and problem.latent is None and isinstance(u, Distortion)
@@ -348,7 +349,13 @@ def applies(problem: Problem, along: bool = False) -> bool:
     if u.plain_hamming(problem):
         return _reducible(problem.privacy[0], problem.d)
     n = problem.privacy[0]
-    return general(problem) and _reducible(n, problem.d, hamming=False) and (not along or isinstance(n, LIP))
+    return (general(problem) and _reducible(n, problem.d, hamming=False)
+            and (not along or (isinstance(n, LIP) and problem.d * problem.m >= ALONG_MIN_ENTRIES)))
+
+
+ALONG_MIN_ENTRIES = 1 << 13
+"""Channel entries from which a sweep's point under LIP takes the reduced LP for a distortion
+other than Hamming (`applies`; d = 64 keeps the warm whole LP, d = 128 does not)."""
 
 
 LDP_ANY = False
