@@ -5,7 +5,7 @@ reduced LP of `methods.top_outputs`, certified on the whole problem) against the
     python benchmarks/bench_outputs.py [--sizes 64,128,256,512] [--lp-max 256] [--eps 0.5,1,2,3]
                                        [--notions lip,ldp,minid] [--utilities mae,squared] [--out benchmarks/results]
 
-Dirichlet(1) priors (seeded by d), values 0..d-1; MinID-LDP with the benchmark's per-input
+Dirichlet(1) priors (seeded by d), values 0..d-1 (`bench_sweep.problem`); MinID-LDP with the benchmark's per-input
 budgets (`bench.instance`) times eps. For each cell: the path taken (top-outputs or lp), its
 rounds and the outputs its channel uses, the seconds of each, their ratio, the objective
 difference and the certified gap. The whole LP runs up to `--lp-max`. Prints the table and writes
@@ -18,19 +18,9 @@ import argparse
 import time
 from pathlib import Path
 
-import numpy as np
-
 import channelopt as co
+from bench_sweep import problem        # (the sweep benchmark's instances, any utility)
 from channelopt import bench
-
-
-def problem(notion: str, d: int, eps: float, utility: str) -> co.Problem:
-    P = np.random.default_rng(d).dirichlet(np.ones(d))
-    if notion == "minid":
-        n = co.IDLDP(epsilons=eps * bench.instance("minid-ldp", d).budgets)
-    else:
-        n = co.LDP(eps) if notion == "ldp" else co.LIP(eps)
-    return co.Problem(prior=P, privacy=[n], utility=co.Distortion(utility))
 
 
 def main(argv=None):
