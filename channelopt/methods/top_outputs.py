@@ -53,7 +53,7 @@ from ..problem import Problem
 from ..utility import Distortion
 from .lp import Program, build, new_highs, solve_highs
 from .result import clean
-from .structured import LDPCone, LIPBox
+from .structured import Family, LDPCone, LIPBox
 
 ROUNDS = 6
 """Pricing rounds before giving up (each adds the outputs with the largest positive terms)."""
@@ -104,13 +104,25 @@ class Warm:
     blocks: list | None = None
 
 
-class _LIPShape:
-    """eps-LIP with G = X: one group (every input meets the same constraints)."""
+class _FamilyShape:
+    """A notion whose admissible posteriors are a closed-form family (`structured.Family`): every
+    output is priced by the family's exact support."""
+
+    def __init__(self, fam: Family):
+        self.fam, self.P, self.eps = fam, fam.P, fam.eps
+
+    def support(self, G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per row g of G, `max g . post` over the admissible posteriors, and the maximizing
+        posteriors as rows."""
+        return self.fam.support(G)
+
+
+class _LIPShape(_FamilyShape):
+    """eps-LIP with G = X: one group (every input meets the same constraints); the optima seen use
+    about e^eps + 1 outputs (where RR-LIP is infeasible)."""
 
     def __init__(self, P: np.ndarray, eps: float):
-        self.eps = eps
-        """The optima seen use about e^eps + 1 outputs (where RR-LIP is infeasible)."""
-        self.P, self.fam = P, LIPBox(P, eps)
+        super().__init__(LIPBox(P, eps))
         self.groups = np.zeros(P.size, dtype=int)
 
     def notion(self, label: np.ndarray) -> LIP:
@@ -122,26 +134,6 @@ class _LIPShape:
         if extra:
             G = np.vstack([G, -(alpha / self.fam.P)[None, :]])
         return self.fam.support(G)[0]
-
-    def support(self, G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per row g of G, `max g . post` over the admissible posteriors (a fractional knapsack),
-        and the maximizing posteriors as rows."""
-        return self.fam.support(G)
-
-
-class _LDPShape:
-    """eps-LDP (any distortion but Hamming, whose optimum is subset randomized response in closed
-    form): the cone `max u <= e^eps min u`, priced by a threshold on g_x (`LDPCone.support`)."""
-
-    def __init__(self, P: np.ndarray, eps: float):
-        self.eps = eps
-        """The optima seen use a few outputs (MAE, Dirichlet(1) priors, d = 32 / 64: 2-5)."""
-        self.P, self.fam = P, LDPCone(P, eps)
-
-    def support(self, G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per row g of G, `max g . post` over the admissible posteriors, and the maximizing
-        posteriors as rows."""
-        return self.fam.support(G)
 
 
 class _IDShape:
@@ -323,8 +315,8 @@ def _shape(problem: Problem):
     n = problem.privacy[0]
     if isinstance(n, LIP):
         return _LIPShape(problem.prior, float(n.epsilon))
-    if isinstance(n, LDP):
-        return _LDPShape(problem.prior, float(n.epsilon))
+    if isinstance(n, LDP):        # (any distortion but Hamming, whose optimum is subset RR in closed form)
+        return _FamilyShape(LDPCone(problem.prior, float(n.epsilon)))
     groups, RL = n.levels
     return _IDShape(problem.prior, groups, RL)
 
@@ -408,7 +400,9 @@ def top_outputs(problem: Problem, warm: Warm | None = None,
     deadline = time.perf_counter() + (np.inf if time_limit is None else time_limit)
     shape = _shape(problem)
     S = _start(np.sort(np.argsort(-P, kind="stable")[:min(d, _outputs(shape.eps))]), warm)
-    h = _highs(warm)
+    h = warm.highs if warm is not None and warm.highs is not None else new_highs()
+    if warm is not None:
+        warm.highs = h
     rounds = 0
     while True:
         rounds += 1
@@ -451,14 +445,6 @@ def _start(S: np.ndarray, warm: Warm | None) -> np.ndarray:
         return S
     whole, lean = np.union1d(S, warm.S), np.union1d(S, warm.used if warm.used is not None else S)
     return whole if whole.size <= 2 * lean.size else lean
-
-
-def _highs(warm: Warm | None):
-    """The sweep's HiGHS instance (kept in `warm`), or a new one."""
-    h = warm.highs if warm is not None and warm.highs is not None else new_highs()
-    if warm is not None:
-        warm.highs = h
-    return h
 
 
 def _any_distortion(problem: Problem, warm: Warm | None, time_limit: float | None):
