@@ -174,17 +174,20 @@ kind = "squared"
 
 
 def test_solver_prints_stay_out_of_the_json_document(tmp_path):
-    """A problem of the status fuzz (seed 11) on which every solver of the chain fails: SCS wrote
+    """A problem of the status fuzz (seed 11) on which every solver of the chain failed: SCS wrote
     "... ERROR: init_lin_sys_work failure" to the C-level stdout, ahead of `--json`'s document.
-    The document must parse alone, and what SCS said is kept in its attempt's message."""
+    The document must parse alone, and what SCS said is kept in its attempt's message. (Its rows
+    of span e^700 are now left out of a relaxation that certifies it, after SCS's own failure.)"""
     path = tmp_path / "noisy.toml"
     path.write_text(NOISY)
-    proc = subprocess.run([sys.executable, "-m", "channelopt", "solve", str(path), "--json"],
+    proc = subprocess.run([sys.executable, "-m", "channelopt", "solve", str(path), "--json", "--solver", "SCS"],
                           capture_output=True, text=True)
     doc = json.loads(proc.stdout)
-    assert doc["status"] == "local" and proc.returncode == 0
-    scs = [a for a in doc["attempts"] if a["solver"] == "SCS"]
-    assert scs and "it printed: " in scs[0]["message"] and "init_lin_sys_work" not in proc.stderr
+    assert proc.returncode == 0
+    scs = doc["attempts"][0]
+    assert scs["solver"] == "SCS" and scs["status"] == "failed"
+    assert "it printed: " in scs["message"] and "init_lin_sys_work" not in proc.stderr
+    assert doc["status"] == "optimal" and doc["attempts"][-1].get("relaxed", 0) > 0
 
 
 def test_channel_csv_and_sweep_table_keep_every_output_and_leakage_part(tmp_path, capsys):

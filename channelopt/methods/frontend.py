@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 import math
 import sys
 import time
@@ -43,7 +44,7 @@ from .colgen import column_generation as structured_column_generation
 from . import map_lp
 from .closed import closed_form_result
 from .local import local_search
-from .lp import FARKAS_TOL, Program, RawSolution, build
+from .lp import FARKAS_TOL, SPAN_LIMITS, Program, RawSolution, Relaxation, build, relaxed
 from .posterior import (TIME_LIMIT, channel_from_weights, closed_form_vertices, column_generation,
                         enumerate_and_solve, posterior_rows)
 from .result import NEGLIGIBLE_COLUMN, Certificate, PosteriorSolution, Result, clean, reported_bound
@@ -168,36 +169,46 @@ def solve_program(problem: Problem, method: str, solver: str, fallback: bool,
     attempts: list[dict[str, Any]] = []
     best = None
     deadline = None if time_limit is None else t0 + time_limit
-    for name in attempt_order(method, solver, fallback):
-        t1 = time.perf_counter()
-        if deadline is not None and t1 >= deadline:
-            attempts.append({"solver": name, "status": "failed", "solve_s": 0.0,
-                             "message": "not tried: the time limit ran out"})
-            continue
-        raw = BACKENDS[name](prog, problem, None if deadline is None else deadline - t1)
-        t_solve = time.perf_counter() - t1
-        record = {"solver": name, "status": raw.status, "solve_s": t_solve, "message": raw.message}
-        attempts.append(record)
-        if raw.status == "infeasible":
-            margin = prog.farkas_margin(raw.y_ub, raw.y_eq) if raw.y_ub is not None else -np.inf
-            if margin > FARKAS_TOL:
-                best = (Result(status="infeasible", solver=name, method=method,
-                               message=f"no channel satisfies all privacy notions together ({name}: {raw.message})",
-                               certificate=Certificate("farkas", note=f"infeasibility ray checked by channelopt, "
-                                                                      f"normalized margin {margin:.3g}")), t_solve)
+    for k, name in enumerate(attempt_order(method, solver, fallback)):
+        # the first solver also takes the program's relaxations (`lp.relaxed`), while not certified
+        for relax in itertools.chain([None], _relaxations(prog) if k == 0 and method == "lp" else ()):
+            if best is not None and best[0].status in ("optimal", "infeasible"):
                 break
-            record["status"] = "failed"
-            record["message"] = f"claimed infeasible ({raw.message}) without a checkable certificate"
-            continue
-        if raw.status == "failed":
-            continue
-        result = finish(problem, prog, raw, name, method)
-        record["status"] = result.status
-        if result.message:
-            record["message"] = result.message
-        if best is None or _rank(result, problem.utility.sense) > _rank(best[0], problem.utility.sense):
-            best = (result, t_solve)
-        if result.status == "optimal":
+            program = prog if relax is None else relax.program
+            t1 = time.perf_counter()
+            if deadline is not None and t1 >= deadline:
+                attempts.append({"solver": name, "status": "failed", "solve_s": 0.0,
+                                 "message": "not tried: the time limit ran out"})
+                break
+            raw = BACKENDS[name](program, problem, None if deadline is None else deadline - t1)
+            t_solve = time.perf_counter() - t1
+            record = {"solver": name, "status": raw.status, "solve_s": t_solve, "message": raw.message}
+            if relax is not None:
+                record["relaxed"] = relax.dropped
+            attempts.append(record)
+            if raw.status == "infeasible":
+                margin = program.farkas_margin(raw.y_ub, raw.y_eq) if raw.y_ub is not None else -np.inf
+                if margin > FARKAS_TOL:
+                    of = "" if relax is None else f", on {_relaxation_note(relax)}"
+                    best = (Result(status="infeasible", solver=name, method=method,
+                                   message=f"no channel satisfies all privacy notions together ({name}: {raw.message})",
+                                   certificate=Certificate("farkas", note=f"infeasibility ray checked by channelopt, "
+                                                                          f"normalized margin {margin:.3g}{of}")), t_solve)
+                    break
+                record["status"] = "failed"
+                record["message"] = f"claimed infeasible ({raw.message}) without a checkable certificate"
+                continue
+            if raw.status == "failed":
+                continue
+            result = finish(problem, program, raw, name, method, relaxation=relax)
+            record["status"] = result.status
+            if result.message:
+                record["message"] = result.message
+            if best is None or _rank(result, problem.utility.sense) > _rank(best[0], problem.utility.sense):
+                best = (result, t_solve)
+            if result.status == "optimal":
+                break
+        if best is not None and best[0].status in ("optimal", "infeasible"):
             break
     t_solve = float(sum(a["solve_s"] for a in attempts))
     found = best[0] if best is not None else None
@@ -210,6 +221,16 @@ def solve_program(problem: Problem, method: str, solver: str, fallback: bool,
     result.attempts = attempts
     result.timings = {"compile_s": t_compile, "solve_s": t_solve}
     return result
+
+
+def _relaxations(prog: Program):
+    """`lp.relaxed(prog, limit)` for each of SPAN_LIMITS in turn, each leaving out more rows than the last."""
+    dropped = 0
+    for limit in SPAN_LIMITS:
+        relax = relaxed(prog, limit)
+        if relax is not None and relax.dropped > dropped:
+            dropped = relax.dropped
+            yield relax
 
 
 def _better(a: float, b: float, sense: str) -> bool:
@@ -235,13 +256,23 @@ def certified(objective: float, bound: float) -> bool:
 
 
 def finish(problem: Problem, prog: Program, raw: RawSolution, solver: str, method: str,
-           with_measures: bool = True) -> Result:
+           with_measures: bool = True, relaxation: Relaxation | None = None) -> Result:
     """A solver's raw answer as a Result: cleaned, re-audited (and repaired by `repair` when
-    round-off breaks the audit), certified by LP duality (or not, for a conic program)."""
+    round-off breaks the audit), certified by LP duality (or not, for a conic program).
+
+    With a `relaxation` (`prog` is `relaxation.program`), the channel is first mixed with the
+    uniform constant channel as little as the rows left out need (`repair`); the bound from the
+    relaxed program holds for the problem."""
     q, why = clean(prog.channel(raw.z)) if raw.z is not None else (None, f"{solver} returned no solution")
     if q is None:
         return Result(status="inaccurate", solver=solver, method=method, message=f"{solver}: {why}")
-    q, report, repaired = audited(problem, q, f"{solver}'s channel", with_measures)
+    if relaxation is None:
+        q, report, repaired = audited(problem, q, f"{solver}'s channel", with_measures)
+    else:
+        q, report, repaired = audited(problem, q, f"{solver}'s channel", with_measures,
+                                      uniform=True, why="it was solved " + _relaxation_note(relaxation))
+    if relaxation is not None and not repaired:
+        repaired = f"{solver} solved the program {_relaxation_note(relaxation)}; its channel meets them as it is"
     objective = problem.utility.evaluate(problem, q)
     certificate = None
     if method == "lp" and raw.y_ub is not None and raw.y_eq is not None:
@@ -273,24 +304,30 @@ REPAIR_MAX = 1e-2
 its gap to the bound decides between optimal and local, so the repair can never overstate it."""
 
 
-def audited(problem: Problem, q: np.ndarray, what: str, with_measures: bool = True):
+def audited(problem: Problem, q: np.ndarray, what: str, with_measures: bool = True, uniform: bool = False,
+            why: str = "round-off"):
     """(q, its audit, a note): the channel as given, or `repair`ed when it misses the audit by at
-    most a REPAIR_MAX mixture (the note then says so; "" otherwise)."""
+    most a REPAIR_MAX mixture (the note then says so, and `why` it missed; "" otherwise)."""
     report = audit(problem, q, with_measures=with_measures)
     if report.ok:
         return q, report, ""
-    fixed = repair(problem, q)
+    fixed = repair(problem, q, uniform)
     if fixed is None:
         return q, report, ""
     q, t = fixed
+    which = "the uniform constant channel" if uniform else "the constant channel of its own output distribution"
     return q, audit(problem, q, with_measures=with_measures), (
-        f"{what} missed the audit (round-off); mixed with the constant channel of its own output "
-        f"distribution (weight {t:.2g}) it passes")
+        f"{what} missed the audit ({why}); mixed with {which} (weight {t:.2g}) it passes")
 
 
-def repair(problem: Problem, q: np.ndarray) -> tuple[np.ndarray, float] | None:
-    """The least mixture (1 - t) q + t 1 lam^T that passes the audit, lam = P q, and t; None if
-    none with t <= REPAIR_MAX does (or the constant channel itself fails).
+def _relaxation_note(relax: Relaxation) -> str:
+    return (f"without the {relax.dropped} inequality rows whose coefficients span more than {relax.limit:g} "
+            f"(from {relax.span:.3g}; a relaxation, so its bound holds for the problem)")
+
+
+def repair(problem: Problem, q: np.ndarray, uniform: bool = False) -> tuple[np.ndarray, float] | None:
+    """The least mixture (1 - t) q + t 1 lam^T that passes the audit, lam = P q (uniform: lam =
+    1 / m), and t; None if none with t <= REPAIR_MAX does (or the constant channel itself fails).
 
     The constant channel 1 lam^T releases nothing: every lift and every ratio between inputs is
     1, so it meets every notion with room to spare (DI: when the prior allows DI at all). For a
@@ -298,7 +335,7 @@ def repair(problem: Problem, q: np.ndarray) -> tuple[np.ndarray, float] | None:
     miss at a weight t of the order of the miss; t is found by bisection on the audit itself, and
     the objective is recomputed from the mixed channel (so the certificate's gap accounts for it).
     """
-    lam = problem.prior @ q
+    lam = np.full(q.shape[1], 1.0 / q.shape[1]) if uniform else problem.prior @ q
     q0 = np.broadcast_to(lam, q.shape)
     if not audit(problem, q0, with_measures=False).ok:
         return None
