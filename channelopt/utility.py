@@ -100,6 +100,11 @@ class Distortion:
         P = self.cost_priors(problem)
         return (P[:, :, None] * D[None, :, :]).reshape(P.shape[0], -1)
 
+    def floor(self, problem) -> float:
+        """max over cost priors of sum_x P_x min_y D[x, y]: no channel has a lower `evaluate`
+        (each input's row of q averages its row of D), the trivial bound."""
+        return float(np.max(self.cost_priors(problem) @ self.matrix_for(problem).min(axis=1)))
+
     def evaluate(self, problem, q: np.ndarray) -> float:
         """max over cost priors of E[D] = sum_x P_x sum_y q[x, y] D[x, y]."""
         per_input = (np.asarray(q) * self.matrix_for(problem)).sum(axis=1)

@@ -8,7 +8,8 @@ import pytest
 
 import channelopt as co
 from channelopt.encoded import hashing, itemset, unary
-from channelopt.methods.lp import RawSolution
+from channelopt.methods import finish
+from channelopt.methods.lp import RawSolution, build
 from channelopt.methods.result import clean
 from channelopt.cli import main
 from channelopt.solvers import BACKENDS
@@ -170,6 +171,24 @@ def test_di_past_the_solvers_range_is_no_worse_than_at_a_smaller_budget(eps):
     assert r.status == "optimal" and co.audit(make(eps), r.channel).ok
     assert 0.0 <= r.certificate.bound <= r.objective <= base.objective
     assert len(r.attempts) <= 4 and {a["solver"] for a in r.attempts} == {"HIGHS"}
+
+
+def test_an_lp_bound_below_the_trivial_one_is_reported_as_the_trivial_one():
+    """Multipliers that bound less than sum_x P_x min_y D[x, y] (here zero multipliers: a bound of
+    0 for a distortion whose every entry is at least 1) give way to that trivial bound, which holds
+    for every channel; with it the direct release, which attains it, is certified."""
+    P = np.array([0.2, 0.3, 0.5])
+    D = np.array([[1.0, 3.0, 2.0], [2.0, 1.5, 4.0], [5.0, 2.0, 1.25]])
+    problem = co.Problem(prior=P, privacy=[co.LIP(50.0)], utility=co.Distortion("distortion", matrix=D))
+    prog = build(problem, substitute=False)
+    z = np.zeros(prog.n)
+    z[:9] = np.eye(3).ravel()                    # q = I, and LIP's floors e^-50 Pr(Y = y) are feasible at 0
+    raw = RawSolution("optimal", z, np.zeros(prog.b_ub.size), np.zeros(prog.b_eq.size))
+    r = finish(problem, prog, raw, "HIGHS", "lp")
+    floor = float(P @ D.min(axis=1))
+    assert prog.dual_bound(raw.y_ub, raw.y_eq) < floor
+    assert r.certificate.bound == pytest.approx(floor, abs=1e-15) and r.objective == pytest.approx(floor)
+    assert r.status == "optimal" and "trivial bound" in r.certificate.note
 
 
 def test_cleaning_never_hides_a_violation():

@@ -277,6 +277,10 @@ def finish(problem: Problem, prog: Program, raw: RawSolution, solver: str, metho
     certificate = None
     if method == "lp" and raw.y_ub is not None and raw.y_eq is not None:
         bound = prog.dual_bound(raw.y_ub, raw.y_eq)
+        floor = problem.utility.floor(problem)
+        if not bound >= floor:           # (a bound of -inf or NaN too)
+            bound, repaired = floor, "; ".join(filter(None, [repaired, (
+                "the multipliers bound less than the trivial bound sum_x P_x min_y D[x, y], which is reported")]))
         certificate = Certificate("lp-duality", bound, "min", objective - bound, note=repaired)
     elif method == "conic":
         certificate = Certificate("convex-program", note=f"global optimum of a convex program up to "
