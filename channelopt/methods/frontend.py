@@ -311,14 +311,19 @@ its gap to the bound decides between optimal and local, so the repair can never 
 def audited(problem: Problem, q: np.ndarray, what: str, with_measures: bool = True, uniform: bool = False,
             why: str = "round-off"):
     """(q, its audit, a note): the channel as given, or `repair`ed when it misses the audit by at
-    most a REPAIR_MAX mixture (the note then says so, and `why` it missed; "" otherwise)."""
+    most a REPAIR_MAX mixture (the note then says so, and `why` it missed; "" otherwise). Both
+    constant channels are tried, its own output distribution's and the uniform one (`uniform`:
+    that one alone), and the mixture with the better objective is kept: status fuzz, seeds 0 / 11
+    (3,000 problems each), one / five more certified than with the first alone."""
     report = audit(problem, q, with_measures=with_measures)
     if report.ok:
         return q, report, ""
-    fixed = repair(problem, q, uniform)
-    if fixed is None:
+    tries = [(u, repair(problem, q, u)) for u in ((True,) if uniform else (False, True))]
+    tries = [(u, f) for u, f in tries if f is not None]
+    if not tries:
         return q, report, ""
-    q, t = fixed
+    sign = 1.0 if problem.utility.sense == "min" else -1.0
+    uniform, (q, t) = min(tries, key=lambda f: sign * problem.utility.evaluate(problem, f[1][0]))
     which = "the uniform constant channel" if uniform else "the constant channel of its own output distribution"
     return q, audit(problem, q, with_measures=with_measures), (
         f"{what} missed the audit ({why}); mixed with {which} (weight {t:.2g}) it passes")
