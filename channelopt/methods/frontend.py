@@ -318,8 +318,7 @@ def audited(problem: Problem, q: np.ndarray, what: str, with_measures: bool = Tr
     report = audit(problem, q, with_measures=with_measures)
     if report.ok:
         return q, report, ""
-    tries = [(u, repair(problem, q, u)) for u in ((True,) if uniform else (False, True))]
-    tries = [(u, f) for u, f in tries if f is not None]
+    tries = [(u, fixed) for u in ((True,) if uniform else (False, True)) if (fixed := repair(problem, q, u)) is not None]
     if not tries:
         return q, report, ""
     sign = 1.0 if problem.utility.sense == "min" else -1.0
