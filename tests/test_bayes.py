@@ -306,3 +306,22 @@ def test_lip_vertices_keep_a_tiny_prior_entry_exactly_at_its_bound(prior, budget
     assert np.sort(off, axis=1)[:, :-1].max() <= 1e-12
     r = co.solve(problem)
     assert r.status == "optimal" and r.certificate.gap <= 1e-12
+
+
+def test_vertex_enumeration_keeps_the_rows_of_a_tiny_prior_entry_stochastic():
+    """LIP at eps = 14 (u from 8e-7 to 1.25e6), d = 8, bayes-mse, an input of prior 1.6e-9:
+    HiGHS met the posterior LP's rows after its own scaling, which left that input's row of the
+    channel at 1 + 8.0e-7, and `solve` returned the constant channel (MSE 3.1e8, status local).
+    The weights are polished (`posterior.polish`): the enumeration (the default at d = 8) agrees
+    with the structured column generation, a second algorithm, and both are certified."""
+    P = np.array([0.053166124767978655, 0.17467389918966783, 0.15530576218981276, 0.212933886741447,
+                  0.4037885248089977, 1.9558423278720855e-05, 1.587807099195394e-09, 0.00011224229101028953])
+    values = [-983344.1410740113, -979244.6187955091, -953125.2225185777, -948075.1141409274, -934325.039173071,
+              -916306.4044431816, -906051.0688736857, -892927.4980630529]
+    problem = co.Problem(prior=P, values=values, privacy=[co.LIP(14.039486939249182)], utility=co.Bayes("bayes-mse"))
+    r = co.solve(problem)
+    s = co.solve(problem, bayes_options={"posterior": "structured"})
+    assert r.certificate.details["algorithm"] == "vertex-enumeration"
+    assert r.status == s.status == "optimal"
+    assert r.objective == pytest.approx(s.objective, rel=1e-9)
+    assert np.abs(r.full_channel.sum(axis=1) - 1).max() <= 1e-12

@@ -33,6 +33,7 @@ from ..errors import SolverError
 from ..solvers import quiet_highs
 from ..utility import entropy_rows
 from .structured import LOW_LOSS_DEPTH, MAX_NODES, SEPARABLE, Family, LIPBox
+from .posterior import polish
 from .result import PosteriorSolution, reported_bound
 
 GAP_TOL = 1e-9
@@ -365,19 +366,10 @@ class Master:
         mutual information, Zipf(1.1), d = 64, eps = 0.1 had a residual of 3.9e-13 and a value
         3.3e-12 above its channel's (6.6e-10 of I(X; Y)), so a gap of 4.3e-10 was reported as
         1.13e-9. The loop polishes where its gap test passes and tests again."""
-        used = np.flatnonzero(w > 0)
-        if not used.size:
-            return w
-        V = self.V[used]
-        residual = w[used] @ V - self.P
-        fix = np.linalg.lstsq(V.T, -residual, rcond=None)[0]
-        better = w[used] + fix
-        if better.min() < 0 or np.abs(better @ V - self.P).max() >= np.abs(residual).max():
-            return w
-        w = w.copy()
-        w[used] = better
-        self.w_last = w.copy()
-        return w
+        out = polish(self.V, w, self.P)
+        if out is not w:
+            self.w_last = out.copy()
+        return out
 
     def prune(self, mu: np.ndarray, w: np.ndarray, keep: int) -> None:
         """Drop all but `keep` unused columns (the ones with the largest reduced costs). The prior's

@@ -140,7 +140,7 @@ def master_lp(V: np.ndarray, gains: np.ndarray, P: np.ndarray):
     posterior of LIP / LDP has entries within [e^-eps, e^eps]): the solver's absolute tolerance
     then bounds the *relative* error of each row of the channel q[x, y] = w_y v_y[x] / P[x], so
     priors with entries down to 1e-12 still give row-stochastic channels. mu is returned in the
-    original scaling (any mu gives a valid bound in `upper_bound`).
+    original scaling (any mu gives a valid bound in `upper_bound`). w is `polish`ed.
     """
     import highspy
 
@@ -153,7 +153,7 @@ def master_lp(V: np.ndarray, gains: np.ndarray, P: np.ndarray):
         raise SolverError(f"the posterior-space LP failed (HiGHS: {h.modelStatusToString(h.getModelStatus())})")
     sol = h.getSolution()
     mu = -np.asarray(sol.row_dual) / P
-    return np.asarray(sol.col_value), mu
+    return polish(V, np.asarray(sol.col_value), P, P), mu
 
 
 def upper_bound(mu: np.ndarray, P: np.ndarray, V: np.ndarray, gains: np.ndarray) -> float:
@@ -419,3 +419,23 @@ def enumerate_and_solve(problem, A: np.ndarray, V: np.ndarray | None = None):
     gains = problem.utility.phi(problem, V)
     w, mu = master_lp(V, gains, P)
     return PosteriorSolution(V, w, float(gains @ w), upper_bound(mu, P, V, gains), {"vertices": len(V)})
+
+
+def polish(V: np.ndarray, w: np.ndarray, P: np.ndarray, scale: np.ndarray | float = 1.0) -> np.ndarray:
+    """w with its weights in use refined by one least-squares correction of the residual of
+    `sum_i w_i v_i = P`, each row divided by `scale` (P: relative to each prior entry); kept only if
+    still >= 0 and closer, else w as it is. HiGHS meets its rows to a tolerance after its own
+    scaling: LIP at eps = 14 (u from 8e-7 to 1.25e6, d = 8, bayes-mse) left the row of an input of
+    prior 1.6e-9 at 1 + 8.0e-7, past the audit's 1e-8, and the channel was replaced by the constant
+    one (its MSE 3.1e8 against 496)."""
+    used = np.flatnonzero(w > 0)
+    if not used.size:
+        return w
+    A = (V[used] / scale).T
+    residual = A @ w[used] - P / scale
+    better = w[used] + np.linalg.lstsq(A, -residual, rcond=None)[0]
+    if better.min() < 0 or np.abs(A @ better - P / scale).max() >= np.abs(residual).max():
+        return w
+    w = w.copy()
+    w[used] = better
+    return w
