@@ -325,3 +325,50 @@ def test_vertex_enumeration_keeps_the_rows_of_a_tiny_prior_entry_stochastic():
     assert r.status == s.status == "optimal"
     assert r.objective == pytest.approx(s.objective, rel=1e-9)
     assert np.abs(r.full_channel.sum(axis=1) - 1).max() <= 1e-12
+
+
+TINY_LIP_PRIOR = [1.0278626619190364e-05, 0.01718573470878094, 0.2425835265276374, 0.08578338866551548,
+                  0.06737621177759792, 0.08234159079773812, 3.8584420262792296e-07, 0.2651854771498294,
+                  2.8706236357250775e-08, 5.137229842996572e-09, 0.03665403224602244, 2.903576448781036e-05,
+                  0.0801837989571436, 0.0004952802198885471, 0.12217122487107047]
+
+
+def test_generic_pricing_keeps_a_tiny_prior_entry_inside_its_lip_range():
+    """Column generation with generic pricing (the path of BP-LIP, ALIP, Pufferfish; asked for
+    here with posterior = "columns"), LIP at d = 15 with a prior entry of 5e-9: its pricing LPs
+    were solved in posterior coordinates, that entry came out 0, LIP's lower ratio broke (leakage
+    inf) and `solve` returned the constant channel (MSE 0.83). In u = post / P coordinates it is
+    certified at the optimum that vertex enumeration (2,688 vertices) finds."""
+    P = np.array(TINY_LIP_PRIOR)
+    problem = co.Problem(prior=P, privacy=[co.LIP(2.4127919020625606)], utility=co.Bayes("histogram-mse"))
+    r = co.solve(problem, bayes_options={"posterior": "columns"})
+    ref = co.solve(problem, bayes_options={"posterior": "enumerate"})
+    assert ref.status == r.status == "optimal"
+    assert r.objective == pytest.approx(ref.objective, rel=1e-8)
+    assert co.audit(problem, r.full_channel).ok
+
+
+def test_a_failed_pricing_lp_is_never_taken_for_an_empty_box(monkeypatch):
+    """`price`'s branch and bound drops a box whose LP is infeasible (no admissible posterior
+    there); any other failure must stop the search, never drop the box and report a bound
+    without it. Here every LP after the first fails: the search raises."""
+    from channelopt.errors import SolverError
+    from channelopt.methods import posterior as post
+
+    P = np.array([0.5, 0.3, 0.2])
+    problem = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Bayes("histogram-mse"))
+    pricing = post.Pricing(posterior_rows(problem), np.eye(3), P)
+    calls = {"n": 0}
+    real = pricing.h.run
+
+    def run():
+        calls["n"] += 1
+        real()
+        if calls["n"] > 1:
+            pricing.h.clearModel()            # the model is gone: HiGHS reports it empty
+            real()
+    monkeypatch.setattr(pricing.h, "run", run)
+    f = lambda s: s * s                      # noqa: E731
+    phi = lambda V: (np.atleast_2d(V) ** 2).sum(axis=1)      # noqa: E731
+    with pytest.raises(SolverError, match="pricing LP"):
+        post.price(pricing, f, np.zeros(3), np.zeros(3), np.ones(3), phi)

@@ -668,6 +668,8 @@ STOP_REASONS = {
     "max_rounds": "the round limit of the column generation was reached",
     "max_nodes": "the pricing's node limit was reached",
     "master_failed": "the master LP failed (HiGHS), so the search stopped at its last optimum",
+    "pricing found no improving column": ("the pricing found no column above its tolerance, but its upper bound "
+                                          "(a relaxation where its search did not finish) leaves the gap open"),
 }
 
 
