@@ -5,6 +5,7 @@
   generation (exact pricing over LIP's box or LDP's cone), a second algorithm.
 - Distortions under LIP, LDP and MinID-LDP: `solve` against the LP written out pair by pair
   (no floor, no substitution, no closed form, no reduced LP) and solved by scipy's linprog.
+- Batches: `solve_batch` (critical regions, per-user LPs) against `solve` user by user.
 
 These draws found four faults, each fixed with its own test: the posterior-space rows rounded to
 1e-14 (`test_bayes`), the master LP's rows met only after HiGHS's scaling (`posterior.polish`),
@@ -120,3 +121,25 @@ def test_distortion_lps_equal_the_lp_written_pair_by_pair(seed):
     assert r.status == "optimal" and co.audit(problem, r.full_channel).ok
     assert r.objective == pytest.approx(ref, rel=1e-7, abs=1e-7)
     assert r.certificate.bound <= ref + 1e-8 * max(1.0, abs(ref))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_batch_of_extreme_priors_equals_solve_user_by_user(seed, tmp_path):
+    import dataclasses
+
+    from channelopt.batch import solve_batch
+
+    rng = np.random.default_rng(100 + seed)
+    d = int(rng.integers(4, 7))
+    eps = float(rng.choice([rng.uniform(0.05, 1), rng.uniform(1, 5), rng.uniform(5, 20)]))
+    notion = co.LIP(eps) if seed % 2 == 0 else co.LDP(eps)
+    util = [co.Bayes("bayes-mse"), co.Bayes("mutual-information"), co.Distortion("mae"), co.Bayes("map")][seed]
+    template = co.Problem(prior=np.full(d, 1.0 / d), privacy=[notion], utility=util)
+    priors = np.array([extreme_prior(rng, d) for _ in range(20)])
+    solve_batch(priors, template, out=tmp_path / "r.npz")
+    data = np.load(tmp_path / "r.npz", allow_pickle=False)
+    names = list(data["status_names"])
+    for i, P in enumerate(priors):
+        r = co.solve(dataclasses.replace(template, prior=P))
+        assert names[data["status"][i]] == r.status == "optimal"
+        assert data["objective"][i] == pytest.approx(r.objective, rel=1e-7, abs=1e-9)
