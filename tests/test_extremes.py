@@ -63,7 +63,8 @@ def test_bayes_vertex_enumeration_and_structured_pricing_agree(seed):
 
 
 def pairwise_lp(problem: co.Problem, budgets) -> float:
-    """min E[D] with every LIP (G = X) or ID-LDP row written out; budgets: eps (LIP) or per input."""
+    """min E[D] with every LIP (G = X) or ID-LDP row written out; budgets: eps (LIP) or per input
+    (a pair whose smaller budget is infinite gets no row)."""
     P, D = problem.prior, problem.utility.matrix_for(problem)
     d, m = D.shape
     rows, cols, vals = [], [], []
@@ -81,7 +82,7 @@ def pairwise_lp(problem: co.Problem, budgets) -> float:
     else:                              # q[x, y] <= e^min(eps_x, eps_x') q[x', y]
         for x in range(d):
             for x2 in range(d):
-                if x != x2:
+                if x != x2 and np.isfinite(min(budgets[x], budgets[x2])):
                     e = np.exp(min(budgets[x], budgets[x2]))
                     for y in range(m):
                         rows += [r, r]
