@@ -1387,6 +1387,33 @@ def test_ldp_mutual_information_meet_in_the_middle_pricing_is_exact(d):
                     == pytest.approx(true, abs=1e-12)
 
 
+@pytest.mark.parametrize("eps", [10.0, 15.0, 20.0])
+def test_ldp_mutual_information_meet_pricing_bound_stays_tight_at_large_budgets(eps):
+    """The same against all 2^d vertices at budgets of 10..20 nats, with prior entries of 1e-9..1e-6:
+    F's terms grow like e^(2 eps), and the bound `lam + max(F, 0) + slack` was 8e6 pricing
+    tolerances above the maximum at eps = 15 (a column generation then stopped 1.1e-6 of I(X; Y)
+    from its bound, no column left). Each row's maximum divided by its least `1 + c A`, and the
+    rows of least mass evaluated exactly, keep it valid and within the tolerance."""
+    from channelopt.methods import structured
+
+    for seed in range(4):
+        rng = np.random.default_rng([seed, int(eps)])
+        d = int(rng.integers(10, 14))
+        P = rng.dirichlet(np.ones(d))
+        tiny = rng.choice(d, 3, replace=False)
+        P[tiny] = 10.0 ** rng.uniform(-9, -6, 3)
+        P /= P.sum()
+        V = ldp_vertices(P, eps)
+        fam = LDPCone(P, eps)
+        for spread in (1e-6, 1e-3, 1.0):
+            mu = np.log(P) + rng.normal(size=d) * spread
+            true = float((phi("mutual-information", V, None) - V @ mu).max())
+            tol = structured.PRICING_TOL * structured._scale(structured._xlogx, mu, d)
+            r = structured._price_kl_meet(fam, mu, structured._Stop(None, 1.0, np.inf, 1))
+            assert abs(r.best - true) <= 1e-12 * max(1.0, abs(true))
+            assert true <= r.upper <= true + tol
+
+
 def test_ldp_mutual_information_with_the_exact_pricing_equals_vertex_enumeration(monkeypatch):
     """Column generation whose every pricing is the meet in the middle (the box search given no
     nodes) reaches the optimum of the LP over all 2^14 vertices, with a certified gap."""
