@@ -1675,8 +1675,9 @@ def _price_kl_meet(fam: LDPCone, mu: np.ndarray, stop: _Stop, start: float = -np
     return Priced(cols.best, max(upper, cols.best), cols.top(), steps * A1.size, stopped)
 
 
-KL_EXACT_ROWS = 64
-"""`_kl_rows_bound` evaluates G over whole rows for at most this many rows of least mass."""
+KL_EXACT_ENTRIES = 1 << 22
+"""`_kl_rows_bound` evaluates G over whole rows of least mass, at most this many entries in all
+(and at least the first row): at d = 40 a row holds 2^20 sets, four rows 32 MB an array."""
 
 
 def _kl_rows_bound(F, slack, half1, half2, c, lam, gain, size: float) -> float:
@@ -1688,12 +1689,12 @@ def _kl_rows_bound(F, slack, half1, half2, c, lam, gain, size: float) -> float:
     The factor matters at large eps: F's terms grow like c (1 + c) eps, and so does the slack (LDP,
     d = 17, eps = 14.9, prior entries of 2e-9..2e-6: the slack alone was 1.7e-6 of I(X; Y) = 1.6,
     and the loop stopped there without a column). Rows where dividing gains little (`c A1[i] < 1`,
-    at most KL_EXACT_ROWS of them: the empty set of the heavy half, and subsets of its lightest
-    symbols) are evaluated exactly instead, G on every set of the row, with a round-off allowance
+    at most KL_EXACT_ENTRIES sets in all: the empty set of the heavy half first, then subsets of its
+    lightest symbols) are evaluated exactly instead, G on every set of the row, with a round-off allowance
     of a few ulps of the magnitudes of its terms (`size`: all of rho's, before they cancel)."""
     (A1, r1, m1), (A2, r2, m2) = half1, half2
     row = np.maximum(F + slack, 0.0) / (1.0 + c * A1)
-    light = np.flatnonzero(c * A1 < 1.0)[:KL_EXACT_ROWS]
+    light = np.flatnonzero(c * A1 < 1.0)[:max(1, KL_EXACT_ENTRIES // A2.size)]
     if light.size:
         A, r = A1[light, None] + A2[None, :], r1[light, None] + r2[None, :]
         G = gain(A, r)
