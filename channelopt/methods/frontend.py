@@ -322,8 +322,8 @@ def audited(problem: Problem, q: np.ndarray, what: str, with_measures: bool = Tr
     if not tries:
         return q, report, ""
     sign = 1.0 if problem.utility.sense == "min" else -1.0
-    uniform, (q, t) = min(tries, key=lambda f: sign * problem.utility.evaluate(problem, f[1][0]))
-    which = "the uniform constant channel" if uniform else "the constant channel of its own output distribution"
+    mixed_uniform, (q, t) = min(tries, key=lambda f: sign * problem.utility.evaluate(problem, f[1][0]))
+    which = "the uniform constant channel" if mixed_uniform else "the constant channel of its own output distribution"
     return q, audit(problem, q, with_measures=with_measures), (
         f"{what} missed the audit ({why}); mixed with {which} (weight {t:.2g}) it passes")
 

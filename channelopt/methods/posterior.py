@@ -205,13 +205,13 @@ class Pricing:
     tolerance), its channel row broke LIP's lower ratio (leakage inf), and `solve` returned the
     constant channel (LIP, d = 15, histogram-MSE: MSE 0.83 against the optimum 0.19)."""
 
-    def __init__(self, A: np.ndarray, L: np.ndarray, P: np.ndarray | None = None):
+    def __init__(self, A: np.ndarray, L: np.ndarray, P: np.ndarray):
         import highspy
 
         self.hp = highspy
         d, k = A.shape[1], L.shape[0]
         self.d, self.k = d, k
-        self.P = np.ones(d) if P is None else np.asarray(P, dtype=float)
+        self.P = np.asarray(P, dtype=float)
         AP = A * self.P[None, :]
         AP = AP / np.maximum(np.abs(AP).max(axis=1, keepdims=True), 1e-300) if AP.size else AP
         A_ub = sp.hstack([sp.csr_matrix(AP), sp.csr_matrix((A.shape[0], k))])

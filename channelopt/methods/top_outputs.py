@@ -467,14 +467,14 @@ def _any_distortion(problem: Problem, warm: Warm | None, time_limit: float | Non
     S = _start(np.sort(np.argsort(P @ D, kind="stable")[:min(m, _outputs(shape.eps))]), warm)
     S = S[S < m]
     model = _OutputsLP(problem, D)
-    if warm is not None and warm.blocks is not None and np.isin(np.concatenate(warm.blocks), S).all():
+    if warm is not None and warm.blocks is not None and np.isin(before := np.concatenate(warm.blocks), S).all():
         # the previous point's model, block by block, from its last basis; then the rest of S
         for outputs in warm.blocks:
             model.add(outputs)
         model.h.setBasis(warm.basis)
         model.warm = True
-        rest = np.setdiff1d(S, np.concatenate(warm.blocks))
-        S = np.r_[np.concatenate(warm.blocks), rest]
+        rest = np.setdiff1d(S, before)
+        S = np.r_[before, rest]
         if rest.size:
             model.add(rest)
     else:
