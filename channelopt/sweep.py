@@ -9,9 +9,11 @@ with `scale`, every budget of every notion, per-input ID-LDP budgets included, i
 the point's factor; or the prior is replaced), solved and re-audited exactly like `solve`. For LP problems solved by
 HiGHS (the automatic choice), one HiGHS instance is kept across the points and each point's
 simplex starts from the previous point's optimal basis (a warm start): the program is rebuilt
-(milliseconds) but the simplex typically needs a fraction of the pivots. A warm point that does
-not end "optimal" is solved again from scratch with the full fallback chain. Other methods
-(posterior-space LP, conic, local) solve each point afresh.
+(milliseconds) but the simplex typically needs a fraction of the pivots. Under one LDP or LIP
+(G = X) notion with an expected distortion, the budget changes a few coefficients, costs and
+bounds of one model HiGHS holds instead (`methods.parametric`), and nothing is rebuilt. A warm
+point that is not certified optimal is solved again from scratch with the full fallback chain.
+Other methods (posterior-space LP, conic, local) solve each point afresh.
 
 n_jobs > 1 splits the points into contiguous chunks run in parallel (joblib), each chunk warm
 started along its own path, unless a point, timed, says that all of them take less than starting
@@ -35,6 +37,7 @@ from .methods import finish, method_for, present, solve
 from .methods.closed import closed_form_result
 from .methods.top_outputs import Warm
 from .methods.lp import build, new_highs, restrictable, solve_highs, solve_restricted
+from .methods.parametric import MAX_TOP, Parametric
 from .problem import Problem, as_epsilon
 
 
@@ -293,6 +296,7 @@ def solve_points(probs: list[Problem], solver, warm: bool, progress: bool, done:
     restricted = True        # tried until it first gives up (`lp.solve_restricted`)
     state = None             # the last restricted program's columns, rows and basis
     top = Warm()             # the last reduced LP's outputs and basis (`top_outputs`)
+    model: Parametric | None = None      # the eps-free LP of the first point it applies to
     for p in tqdm(probs, disable=not progress, desc="sweep", unit="pt", initial=done, total=done + len(probs)):
         if not warm:
             out.append(solve(p, solver))
@@ -304,29 +308,39 @@ def solve_points(probs: list[Problem], solver, warm: bool, progress: bool, done:
             closed.timings = {"solve_s": closed.time_s, "total_s": closed.time_s}
             out.append(present(p, closed))
             continue
-        prog = build(p)
-        t1 = time.perf_counter()
-        same = shape == (prog.n, prog.A_ub.shape[0], prog.A_eq.shape[0])
-        # the restricted program while it closes (Hamming: a few outputs), else the warm whole one
-        raw = solve_restricted(prog, start=state) if restricted and restrictable(prog) else None
-        restricted = raw is not None
-        state = raw.restricted if raw is not None else None
-        if raw is None:
-            raw = solve_highs(prog, highs=highs, basis=basis if same else None)
+        if model is None and Parametric.applies(p):
+            model = Parametric(p)
+        if model is not None and model.matches(p) and model.top(p.privacy[0].epsilon) <= MAX_TOP \
+                and not (restricted and restrictable(model.program)):
+            # eps only changes a few coefficients, costs and bounds of the model HiGHS holds
+            warmed = model.highs is not None
+            t1 = time.perf_counter()
+            prog, raw = model.solve(p.privacy[0].epsilon)
+            text = "eps updated in the previous point's model" if warmed else raw.message
+        else:
+            prog = build(p)
+            t1 = time.perf_counter()
+            same = shape == (prog.n, prog.A_ub.shape[0], prog.A_eq.shape[0])
+            # the restricted program while it closes (Hamming: a few outputs), else the warm whole one
+            found = solve_restricted(prog, start=state) if restricted and restrictable(prog) else None
+            restricted = found is not None
+            state = found.restricted if found is not None else None
+            raw = found if found is not None else solve_highs(prog, highs=highs, basis=basis if same else None)
+            if raw.status != "optimal":
+                basis, shape = None, None
+            elif raw.basis is not None:
+                basis, shape = raw.basis, (prog.n, prog.A_ub.shape[0], prog.A_eq.shape[0])
+            warmed = same and not restricted
+            text = "warm start from the previous point's basis" if warmed else raw.message
         t2 = time.perf_counter()
         if raw.status != "optimal":
             out.append(solve(p, solver))
-            basis, shape = None, None
             continue
         result = finish(p, prog, raw, "HIGHS", "lp", with_measures=False)
         if result.status != "optimal":  # never return a warm result that is not certified
             out.append(solve(p, solver))
             continue
-        if raw.basis is not None:
-            basis, shape = raw.basis, (prog.n, prog.A_ub.shape[0], prog.A_eq.shape[0])
-        warmed = same and not restricted
-        result.attempts = [{"solver": "HIGHS", "status": "optimal", "solve_s": t2 - t1,
-                            "message": "warm start from the previous point's basis" if warmed else raw.message}]
+        result.attempts = [{"solver": "HIGHS", "status": "optimal", "solve_s": t2 - t1, "message": text}]
         total = time.perf_counter() - t0
         result.timings = {"compile_s": t1 - t0, "solve_s": t2 - t1, "total_s": total, "warm": warmed}
         result.time_s = total

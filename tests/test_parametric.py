@@ -1,0 +1,103 @@
+"""Budget sweeps on the eps-free LP (`methods.parametric`): the model against the LP written pair
+by pair, and sweeps through it against fresh solves."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import channelopt as co
+from channelopt.methods import parametric
+from channelopt.methods.lp import RawSolution
+from channelopt.methods.parametric import Parametric
+from test_extremes import pairwise_lp
+
+
+def problem(notion, d, m, seed, eps=1.0, kind="random"):
+    rng = np.random.default_rng(seed)
+    P = rng.dirichlet(np.ones(d))
+    utility = (co.Distortion("distortion", matrix=rng.random((d, m))) if kind == "random"
+               else co.Distortion(kind))
+    return co.Problem(prior=P, privacy=[co.LDP(eps) if notion == "ldp" else co.LIP(eps)], utility=utility,
+                      output_size=m)
+
+
+def at(template, eps):
+    return dataclasses.replace(template, privacy=(template.privacy[0].with_budget(epsilon=eps),))
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("notion", ["ldp", "lip"])
+def test_one_model_across_budgets_meets_the_lp_written_pair_by_pair(notion, seed):
+    """One model, its budget moved up and down: at every budget its optimum and its dual bound
+    equal the optimum of the LP written pair by pair (scipy), and its channel passes the audit."""
+    rng = np.random.default_rng(100 + seed)
+    d, m = int(rng.integers(3, 9)), int(rng.integers(2, 9))
+    template = problem(notion, d, m, seed)
+    model = Parametric(template)
+    for eps in rng.permutation([0.02, 0.3, 1.0, 2.5, 6.0, 8.0]):
+        p = at(template, eps)
+        prog, raw = model.solve(eps)
+        assert raw.status == "optimal"
+        truth = pairwise_lp(p, eps if notion == "lip" else np.full(d, eps))
+        q = prog.channel(raw.z)
+        assert co.audit(p, np.clip(q, 0, None) / np.clip(q, 0, None).sum(axis=1, keepdims=True)).ok
+        assert p.utility.evaluate(p, q) == pytest.approx(truth, rel=1e-7, abs=1e-10)
+        bound = prog.dual_bound(raw.y_ub, raw.y_eq)
+        assert bound <= truth + 1e-9 * max(1.0, truth)
+        assert bound == pytest.approx(truth, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("notion,m,kind", [("ldp", 24, "mae"), ("lip", 24, "squared"), ("ldp", 9, "random"),
+                                           ("lip", 30, "random")])
+def test_sweep_through_the_model_equals_fresh_solves(notion, m, kind):
+    d = 24
+    base = problem(notion, d, m, 5, kind=kind)
+    eps = np.r_[np.linspace(0.1, 4.0, 12), 2.0, 0.5]           # back and forth
+    results = co.sweep(base, epsilon=eps)
+    messages = [r.attempts[0]["message"] for r in results]
+    assert all(msg == "eps updated in the previous point's model" for msg in messages[1:]), messages
+    for e, r in zip(eps, results):
+        fresh = co.solve(at(base, e))
+        assert r.status == fresh.status == "optimal"
+        assert r.objective == pytest.approx(fresh.objective, rel=1e-9, abs=1e-12)
+        assert r.certificate.bound <= fresh.objective + 1e-9 * max(1.0, fresh.objective)
+        assert r.leakage["ldp" if notion == "ldp" else "lip"] <= e * (1 + 1e-9)
+
+
+def test_budgets_past_its_range_and_a_failed_point_take_the_rebuilt_program(monkeypatch):
+    """LIP at 9 nats has 2 sinh eps > MAX_TOP: that point is built afresh; a point where the
+    model's HiGHS fails is solved by `solve`; both equal fresh solves, and the model resumes."""
+    base = problem("lip", 10, 10, 2, kind="mae")
+    real = Parametric.solve
+    calls = []
+
+    def flaky(self, eps):
+        calls.append(eps)
+        if len(calls) == 3:
+            return self.program, RawSolution("failed", None, None, None, "forced")
+        return real(self, eps)
+
+    monkeypatch.setattr(Parametric, "solve", flaky)
+    eps = [1.0, 2.0, 3.0, 9.0, 4.0]
+    results = co.sweep(base, epsilon=eps)
+    assert calls == [1.0, 2.0, 3.0, 4.0]                 # 9 nats never reaches the model
+    assert 2 * np.sinh(9.0) > parametric.MAX_TOP >= 2 * np.sinh(8.0)
+    for e, r in zip(eps, results):
+        fresh = co.solve(at(base, e))
+        assert r.status == "optimal"
+        assert r.objective == pytest.approx(fresh.objective, rel=1e-9, abs=1e-12)
+
+
+def test_prior_sweeps_and_other_problems_keep_the_rebuilt_program():
+    rng = np.random.default_rng(4)
+    priors = rng.dirichlet(np.ones(8), size=3)
+    base = co.Problem(prior=priors[0], privacy=[co.LDP(1.0)], utility=co.Distortion("mae"))
+    results = co.sweep(base, priors=priors)
+    assert all("eps updated" not in r.attempts[0]["message"] for r in results)
+    for p, r in zip(priors, results):
+        fresh = co.solve(co.Problem(prior=p, privacy=base.privacy, utility=base.utility))
+        assert r.objective == pytest.approx(fresh.objective, rel=1e-9)
+    assert not Parametric.applies(co.Problem(prior=priors[0], privacy=[co.LDP(1.0), co.LIP(2.0)],
+                                             utility=co.Distortion("mae")))
+    assert not Parametric.applies(co.Problem(prior=priors[0], privacy=[co.LDP(1.0)], utility=co.Bayes("bayes-mse")))
