@@ -372,3 +372,47 @@ def test_a_failed_pricing_lp_is_never_taken_for_an_empty_box(monkeypatch):
     phi = lambda V: (np.atleast_2d(V) ** 2).sum(axis=1)      # noqa: E731
     with pytest.raises(SolverError, match="pricing LP"):
         post.price(pricing, f, np.zeros(3), np.zeros(3), np.ones(3), phi)
+
+
+def test_star_columns_are_the_farthest_admissible_posteriors_toward_each_symbol():
+    """Each star column lies on [P, e_x], is admissible, and is the farthest such point (or e_x
+    itself); weighted by P_x / t_x they average to a multiple of P (`posterior.star_columns`)."""
+    from channelopt.methods.posterior import star_columns
+
+    rng = np.random.default_rng(5)
+    d = 7
+    P = rng.dirichlet(np.ones(d))
+    p = co.Problem(prior=P, privacy=[co.BPLIP(0.8, priors=rng.dirichlet(np.ones(d), size=3))],
+                   utility=co.Bayes("mutual-information"))
+    A = posterior_rows(p)
+    cols = np.array(star_columns(A, P))
+    assert cols.shape == (d, d)
+    t = (cols - P).max(axis=1) / (1 - P)             # the step toward e_x: (1 - t) P + t e_x
+    assert np.allclose(cols, (1 - t)[:, None] * P + t[:, None] * np.eye(d), atol=1e-15)
+    assert (cols @ A.T).max() <= 1e-15
+    farther = (1 - 1.001 * t)[:, None] * P + (1.001 * t)[:, None] * np.eye(d)
+    assert np.all((farther @ A.T).max(axis=1) > 0)   # a step beyond leaves the polytope
+    mix = (P / t) @ cols
+    assert np.allclose(mix / mix.sum(), P, atol=1e-14)
+
+
+def test_generic_column_generation_out_of_time_is_never_worse_than_grr():
+    """BP-LIP (three priors) with mutual information, d = 20, 2 s: the generic column generation
+    used to keep the prior alone (I(X; Y) = 4e-16, the constant channel) where GRR is admissible;
+    its master now starts from the star columns, whose channels dominate every channel with
+    posteriors on the segments [P, e_x] (GRR's among them)."""
+    rng = np.random.default_rng(11)
+    d, eps = 20, 1.0
+    P = rng.dirichlet(np.ones(d))
+    p = co.Problem(prior=P, privacy=[co.BPLIP(eps, priors=rng.dirichlet(np.ones(d), size=3))],
+                   utility=co.Bayes("mutual-information"))
+    r = co.solve(p, time_limit=2)
+    assert r.status == "local" and co.audit(p, r.channel).ok
+    grr = (np.ones((d, d)) + np.expm1(eps) * np.eye(d)) / (d + np.expm1(eps))
+    assert co.audit(p, grr).ok
+    joint = P[:, None] * r.channel                                   # I(X; Y) computed here
+    py = joint.sum(axis=0)
+    mi = float(np.sum(joint[joint > 0] * np.log((joint / (P[:, None] * py[None, :]))[joint > 0])))
+    assert r.objective == pytest.approx(mi, abs=1e-12)
+    assert mi >= p.utility.evaluate(p, grr) > 0.03
+    assert r.certificate.bound >= mi

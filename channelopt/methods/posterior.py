@@ -337,6 +337,24 @@ def initial_columns(pricing: Pricing, d: int) -> list[np.ndarray]:
     return cols
 
 
+def star_columns(A: np.ndarray, P: np.ndarray) -> list[np.ndarray]:
+    """For each x, the admissible posterior farthest from the prior toward e_x on the segment
+    [P, e_x]: v_x = (1 - t_x) P + t_x e_x with the largest t_x in [0, 1] that keeps A v_x <= 0
+    (P admissible). The posteriors with t_x > 0, weighted by P_x / t_x (normalized; with the prior
+    as the rest), average to P: a channel that reports x itself with some probability (a randomized
+    response toward the prior), so the master LP starts from one that releases something.
+
+    Without them, BP-LIP (three priors, d = 32) with mutual information kept the prior alone, at
+    I(X; Y) = 0, through 14 rounds and 20 s: the priced posteriors never held P in their hull,
+    while GRR is admissible there (I = 0.028)."""
+    AP = A @ P
+    D = A - AP[:, None]                     # row r, column x: A_r . (e_x - P)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        T = np.where(D > 0, -AP[:, None] / D, np.inf)
+    t = np.clip(T.min(axis=0, initial=np.inf), 0.0, 1.0) * (1.0 - 1e-12)
+    return [(1.0 - t[x]) * P + t[x] * np.eye(P.size)[x] for x in np.flatnonzero(t > 0)]
+
+
 def column_generation(problem, A: np.ndarray, max_rounds: int = MAX_ROUNDS, time_limit: float = TIME_LIMIT,
                       progress=None):
     """Certified posterior-space LP by column generation. Returns (V, w, gain, gain bound, info).
@@ -355,7 +373,7 @@ def column_generation(problem, A: np.ndarray, max_rounds: int = MAX_ROUNDS, time
     L, f = _psi_parts(utility, problem)
     exact_map = L is None
     pricing = Pricing(A, np.eye(d) if exact_map else L, P)
-    cols = [P.copy()] + initial_columns(pricing, d)
+    cols = [P.copy()] + initial_columns(pricing, d) + star_columns(A, P)
     if not exact_map:
         s_lo = np.empty(pricing.k)
         s_hi = np.empty(pricing.k)
