@@ -208,7 +208,8 @@ def test_uniform_prior_ldp_histogram_matches_a_direct_cvxpy_check():
 
 
 @pytest.mark.parametrize("d", [3, 4, 5, 6, 7])
-@pytest.mark.parametrize("notion", [co.LIP(0.7), co.LDP(0.9)], ids=lambda n: n.name)
+@pytest.mark.parametrize("notion", [co.LIP(0.7), co.LDP(0.9), co.ALIP(epsilon_lower=1.1, epsilon_upper=0.6)],
+                         ids=lambda n: n.name)
 def test_closed_form_vertex_sets_equal_numerical_enumeration(notion, d):
     from channelopt.methods.posterior import closed_form_vertices, vertices
 

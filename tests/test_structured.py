@@ -21,11 +21,11 @@ from truths import ldp_vertices
 KINDS = ["bayes-mse", "histogram-mse", "mutual-information", "map"]
 
 
-def lip_vertices(P, eps):
-    """Every vertex of {e^-eps P <= v <= min(e^eps P, 1), sum v = 1}: all coordinates at a bound
-    but one, which the sum fixes (written from the definition)."""
+def lip_vertices(P, eps, lower=None):
+    """Every vertex of {e^-eps P <= v <= min(e^eps P, 1), sum v = 1} (e^-lower P below, for ALIP):
+    all coordinates at a bound but one, which the sum fixes (written from the definition)."""
     d = P.size
-    lo, hi = math.exp(-eps) * P, np.minimum(math.exp(eps) * P, 1.0)
+    lo, hi = math.exp(-(eps if lower is None else lower)) * P, np.minimum(math.exp(eps) * P, 1.0)
     out = []
     for j in range(d):
         rest = [x for x in range(d) if x != j]
@@ -123,6 +123,30 @@ def test_column_generation_equals_vertex_enumeration(kind, notion):
         if notion == "ldp" and kind in ("histogram-mse", "mutual-information") and "stopped" in info:
             continue                                           # may stop short: bound still valid
         assert g == pytest.approx(g_enum, rel=1e-8, abs=1e-10)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_alip_prices_on_lips_box_with_its_two_sides_apart(kind):
+    """ALIP with G = X is LIP's box with bounds e^-eps_l and e^eps_u: the structured column
+    generation equals the LP over every vertex written from that definition (eps_l below, equal
+    to and above eps_u), and `solve` takes it above d = 8, agreeing with the generic pricing over
+    ALIP's own rows."""
+    rng = np.random.default_rng(abs(hash(kind)) % 2**32)
+    for d, (lower, upper) in ((5, (0.3, 1.2)), (9, (1.5, 0.4)), (11, (0.8, 0.8)), (12, (2.0, 0.9))):
+        P = rng.dirichlet(np.ones(d))
+        p = co.Problem(prior=P, values=rng.normal(size=d) * 5, privacy=[co.ALIP(epsilon_lower=lower, epsilon_upper=upper)],
+                       utility=co.Bayes(kind))
+        fam = family_for(p)
+        assert isinstance(fam, LIPBox) and np.allclose(fam.lo, math.exp(-lower)) and fam.eps == upper
+        _, _, g_enum, _, _ = enumerate_and_solve(p, posterior_rows(p), lip_vertices(P, upper, lower))
+        _, _, g, b, _ = column_generation(p, fam, time_limit=60)
+        assert b >= g_enum - 1e-9 * max(1, abs(g_enum))
+        assert g == pytest.approx(g_enum, rel=1e-8, abs=1e-10)
+    r = co.solve(p)
+    generic = co.solve(p, bayes_options={"posterior": "columns"})
+    assert r.status == generic.status == "optimal" and co.audit(p, r.channel).ok
+    assert r.certificate.details["pricing"] == ("lip-structured" if kind != "map" else "none (one Hamming LP)")
+    assert r.objective == pytest.approx(generic.objective, rel=1e-7, abs=1e-9)
 
 
 @pytest.mark.parametrize("kind", KINDS)

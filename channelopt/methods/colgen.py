@@ -649,7 +649,7 @@ def solve_merged(P, fam: Family, h, group: np.ndarray, deadline: float, gap_tol:
     loop's units."""
     Pc = np.bincount(group, weights=P)
     hc = np.bincount(group, weights=P * h) / Pc
-    famc = type(fam)(Pc, fam.eps)
+    famc = type(fam)(Pc, fam.budget)
     now = time.perf_counter()
     deadline = min(deadline, now + MERGED_SHARE * (deadline - now))
     if start is None and Pc.size > COARSE_MIN:

@@ -231,6 +231,12 @@ class Family:
         self.P = np.asarray(P, dtype=float)
         self.d = self.P.size
         self.eps = float(eps)
+        self.budget = eps
+        """The budget as given (a family on merged symbols is built from it)."""
+        self.eps_lower = self.eps
+        """The lower side's budget (LIPBox's lo = e^-eps_lower; ALIP's own, else eps)."""
+        self.grr_eps = self.eps
+        """The budget of the GRR that `grr` writes down (admissible for the family)."""
 
     def support(self, G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(sigma(g) for each row g of G, the maximizing posteriors as rows)."""
@@ -241,7 +247,7 @@ class Family:
         `q[x, y] = e^eps^[x = y] / (e^eps + d - 1)`: `post_y = P (1 + c 1_y) / (1 + c P_y)` with
         probability `(1 + c P_y) / (d + c)`, c = e^eps - 1. It is eps-LDP, so its posteriors are
         admissible for eps-LIP too (u = post / P lies in [1 / (1 + c P_y), e^eps / (1 + c P_y)])."""
-        c = np.exp(self.eps) - 1.0
+        c = np.exp(self.grr_eps) - 1.0
         V = self.P[None, :] * (1.0 + c * np.eye(self.d))
         return V / V.sum(axis=1, keepdims=True), (1.0 + c * self.P) / (self.d + c)
 
@@ -342,15 +348,21 @@ class Family:
 
 
 class LIPBox(Family):
-    """eps-LIP with G = X: `lo <= u <= hi` on `P . u = 1`."""
+    """eps-LIP with G = X: `lo <= u <= hi` on `P . u = 1`, lo = e^-eps, hi = e^eps (capped at
+    1 / P). With eps = (lower, upper), ALIP with G = X (ALIP Def 1): lo = e^-lower, hi = e^upper;
+    `eps` is then the upper budget and GRR's budget the smaller one (`Family.grr`)."""
 
     name = "lip"
 
     def __init__(self, P, eps):
-        super().__init__(P, eps)
-        self.lo = np.full(self.d, np.exp(-self.eps))
+        lower, upper = (eps, eps) if np.ndim(eps) == 0 else (float(eps[0]), float(eps[1]))
+        super().__init__(P, upper)
+        self.budget = eps
+        self.eps_lower = float(lower)
+        self.grr_eps = min(self.eps_lower, self.eps)
+        self.lo = np.full(self.d, np.exp(-self.eps_lower))
         self.hi = np.minimum(np.exp(self.eps), 1.0 / self.P)
-        self.band = (1.0 - math.exp(-self.eps)) / (math.exp(self.eps) - math.exp(-self.eps))
+        self.band = (1.0 - math.exp(-self.eps_lower)) / (math.exp(self.eps) - math.exp(-self.eps_lower))
         """The prior mass an admissible output holds at its upper bound, in z = (u - lo) / (hi - lo):
         every u in K has `P . z = band` (where hi = e^eps throughout), so bayes-mse's optimum splits
         the prior into about 1 / band bands along h (docs/reliability.md)."""
@@ -1854,7 +1866,7 @@ def family_for(problem):
     if len(problem.privacy) != 1:
         return None
     shape = problem.privacy[0].posterior_family(problem)
-    if shape is None or shape[1] <= 0:
+    if shape is None or np.min(shape[1]) <= 0:
         return None
     return FAMILIES[shape[0]](problem.prior, shape[1])
 

@@ -63,7 +63,7 @@ def _types(fam: Family, p: np.ndarray, sizes: np.ndarray):
     if isinstance(fam, LDPCone):
         tau = 1.0 + fam.c * (A @ p)
         return A, np.full(len(A), -1), np.zeros(len(A)), tau
-    lo = math.exp(-fam.eps)
+    lo = math.exp(-fam.eps_lower)
     hi = np.minimum(math.exp(fam.eps), 1.0 / p)
     out_A, out_j, out_f = [], [], []
     for j in range(k):
@@ -87,7 +87,7 @@ def _levels(fam: Family, p: np.ndarray, A, tau):
         low = 1.0 / tau[:, None] * np.ones_like(A)
     else:
         up = np.broadcast_to(np.minimum(math.exp(fam.eps), 1.0 / p), A.shape)
-        low = np.full(A.shape, math.exp(-fam.eps))
+        low = np.full(A.shape, math.exp(-fam.eps_lower))
     return up, low
 
 

@@ -454,6 +454,20 @@ class ALIP(Notion):
     def budget(self):
         return {"lower": self.epsilon_lower, "upper": self.epsilon_upper}
 
+    def posterior_vertices(self, problem, limit):
+        """With G = X the admissible posteriors are the box e^-eps_l P <= post <= e^eps_u P cut by
+        the simplex (LIP's with its two sides apart, `LIP.posterior_vertices`)."""
+        d = problem.d
+        if problem.latent is not None or d * 2 ** (d - 1) > limit or d > MAX_BOX_DIM:
+            return None
+        P = problem.prior
+        return box_vertices(np.exp(-self.epsilon_lower) * P, np.minimum(np.exp(self.epsilon_upper) * P, 1.0))
+
+    def posterior_family(self, problem):
+        """With G = X, LIP's box with its two sides apart (`structured.LIPBox` with eps =
+        (eps_l, eps_u)): the structured pricing of `lip`."""
+        return ("lip-box", (self.epsilon_lower, self.epsilon_upper)) if problem.latent is None else None
+
 
 @dataclass(frozen=True)
 class ApproxLIP(Notion):
