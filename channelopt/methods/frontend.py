@@ -446,7 +446,7 @@ def solve_bayes(problem: Problem, method: str, posterior: str = "auto", starts: 
     """Bayes utilities: certified posterior-space LP, or a local solution with a relaxation bound.
 
     posterior: "auto" (vertex enumeration for d <= ENUMERATE_MAX_D, else structured column
-    generation for one LIP (G = X) or LDP notion, else the notion's closed-form vertices or column
+    generation for one LIP or ALIP (G = X) or LDP notion, else the notion's closed-form vertices or column
     generation with generic pricing), "enumerate", "columns" (generic pricing) or "structured".
 
     Steps: `plan_posterior` (which algorithm), `certified_optimum` (the posterior-space LP of the
@@ -501,7 +501,7 @@ def plan_posterior(problem: Problem, posterior: str) -> Plan:
                       utility=problem.utility, output_size=problem.output_size)
     family = family_for(relaxed)
     if posterior == "structured" and family is None:
-        raise ProblemError("posterior = 'structured' needs a single lip notion with G = X or a single ldp notion")
+        raise ProblemError("posterior = 'structured' needs a single lip or alip notion with G = X or a single ldp notion")
     use_family = family is not None and (posterior == "structured" or (
         posterior == "auto" and problem.d > ENUMERATE_MAX_D and not family.prefers_vertices(problem.utility.kind)))
     if use_family:
