@@ -118,6 +118,17 @@ def lift_extremes(joint: Joint, q: np.ndarray) -> tuple[float, float]:
     return max(0.0, -lo), max(0.0, hi)                 # 0.0 first: never -0.0
 
 
+def lift_box_vertices(problem, lower: float, upper: float, limit: int):
+    """The vertices of the posteriors whose lift lies in [e^-lower, e^upper] with G = X: the box
+    e^-lower P <= post <= min(e^upper P, 1) cut by the simplex (`box_vertices`), or None (a latent
+    secret, more than `limit` candidates, or d past MAX_BOX_DIM)."""
+    d = problem.d
+    if problem.latent is not None or d * 2 ** (d - 1) > limit or d > MAX_BOX_DIM:
+        return None
+    P = problem.prior
+    return box_vertices(np.exp(-lower) * P, np.minimum(np.exp(upper) * P, 1.0))
+
+
 @dataclass(frozen=True)
 class LIP(Notion):
     """eps-LIP for the problem's prior (and latent secret): e^-eps <= lift <= e^eps
@@ -151,11 +162,7 @@ class LIP(Notion):
     def posterior_vertices(self, problem, limit):
         """With G = X the admissible posteriors are the box e^-eps P <= post <= e^eps P cut by the
         simplex; its vertices have every coordinate but one at a bound (`box_vertices`)."""
-        d = problem.d
-        if problem.latent is not None or d * 2 ** (d - 1) > limit or d > MAX_BOX_DIM:
-            return None
-        P = problem.prior
-        return box_vertices(np.exp(-self.epsilon) * P, np.minimum(np.exp(self.epsilon) * P, 1.0))
+        return lift_box_vertices(problem, self.epsilon, self.epsilon, limit)
 
     def posterior_family(self, problem):
         return ("lip-box", self.epsilon) if problem.latent is None else None
@@ -457,11 +464,7 @@ class ALIP(Notion):
     def posterior_vertices(self, problem, limit):
         """With G = X the admissible posteriors are the box e^-eps_l P <= post <= e^eps_u P cut by
         the simplex (LIP's with its two sides apart, `LIP.posterior_vertices`)."""
-        d = problem.d
-        if problem.latent is not None or d * 2 ** (d - 1) > limit or d > MAX_BOX_DIM:
-            return None
-        P = problem.prior
-        return box_vertices(np.exp(-self.epsilon_lower) * P, np.minimum(np.exp(self.epsilon_upper) * P, 1.0))
+        return lift_box_vertices(problem, self.epsilon_lower, self.epsilon_upper, limit)
 
     def posterior_family(self, problem):
         """With G = X, LIP's box with its two sides apart (`structured.LIPBox` with eps =
