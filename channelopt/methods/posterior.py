@@ -352,7 +352,8 @@ def star_columns(A: np.ndarray, P: np.ndarray) -> list[np.ndarray]:
     with np.errstate(divide="ignore", invalid="ignore"):
         T = np.where(D > 0, -AP[:, None] / D, np.inf)
     t = np.clip(T.min(axis=0, initial=np.inf), 0.0, 1.0) * (1.0 - 1e-12)
-    return [(1.0 - t[x]) * P + t[x] * np.eye(P.size)[x] for x in np.flatnonzero(t > 0)]
+    V = (1.0 - t)[:, None] * P[None, :] + np.diag(t)
+    return list(V[t > 0])
 
 
 def column_generation(problem, A: np.ndarray, max_rounds: int = MAX_ROUNDS, time_limit: float = TIME_LIMIT,
