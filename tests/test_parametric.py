@@ -2,6 +2,7 @@
 by pair, and sweeps through it against fresh solves."""
 
 import dataclasses
+import importlib
 
 import numpy as np
 import pytest
@@ -101,3 +102,20 @@ def test_prior_sweeps_and_other_problems_keep_the_rebuilt_program():
     assert not Parametric.applies(co.Problem(prior=priors[0], privacy=[co.LDP(1.0), co.LIP(2.0)],
                                              utility=co.Distortion("mae")))
     assert not Parametric.applies(co.Problem(prior=priors[0], privacy=[co.LDP(1.0)], utility=co.Bayes("bayes-mse")))
+
+
+def test_scale_sweeps_and_parallel_chunks_take_the_model_too(monkeypatch):
+    """A `scale` sweep moves LDP's one budget like an eps sweep; with two jobs each chunk keeps its
+    own model. Both equal fresh solves point by point."""
+    sweep_module = importlib.import_module("channelopt.sweep")     # (channelopt.sweep is the function)
+    base = problem("ldp", 16, 16, 7, eps=0.8, kind="mae")
+    factors = np.linspace(0.5, 3.0, 9)
+    by_scale = co.sweep(base, scale=factors)
+    monkeypatch.setattr(sweep_module, "PARALLEL_MIN_S", 0.0)        # start the workers whatever the work
+    parallel = co.sweep(base, epsilon=0.8 * factors, n_jobs=2)
+    assert all(r.attempts[0]["message"] == "eps updated in the previous point's model" for r in by_scale[1:])
+    for s, a, b in zip(factors, by_scale, parallel):
+        fresh = co.solve(at(base, 0.8 * s))
+        assert a.status == b.status == "optimal"
+        assert a.objective == pytest.approx(fresh.objective, rel=1e-9, abs=1e-12)
+        assert b.objective == pytest.approx(fresh.objective, rel=1e-9, abs=1e-12)
