@@ -48,8 +48,7 @@ def best_response(problem: Problem) -> tuple[np.ndarray, float]:
     D = problem.utility.matrix_for(problem)
     q = np.zeros(D.shape)
     q[np.arange(problem.d), np.argmin(D, axis=1)] = 1.0
-    bound = float(np.max(problem.utility.cost_priors(problem) @ D.min(axis=1)))
-    return q, bound
+    return q, problem.utility.floor(problem)
 
 
 def candidates(problem: Problem, warm: top_outputs.Warm | None = None, time_limit: float | None = None):
