@@ -37,7 +37,7 @@ from .methods import finish, method_for, present, solve
 from .methods.closed import closed_form_result
 from .methods.top_outputs import Warm
 from .methods.lp import build, new_highs, restrictable, solve_highs, solve_restricted
-from .methods.parametric import MAX_TOP, Parametric
+from .methods.parametric import Parametric
 from .problem import Problem, as_epsilon
 
 
@@ -310,8 +310,7 @@ def solve_points(probs: list[Problem], solver, warm: bool, progress: bool, done:
             continue
         if model is None and Parametric.applies(p):
             model = Parametric(p)
-        if model is not None and model.matches(p) and model.top(p.privacy[0].epsilon) <= MAX_TOP \
-                and not (restricted and restrictable(model.program)):
+        if model is not None and model.takes(p) and not (restricted and restrictable(model.program)):
             # eps only changes a few coefficients, costs and bounds of the model HiGHS holds
             warmed = model.highs is not None
             t1 = time.perf_counter()

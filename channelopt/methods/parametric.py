@@ -96,12 +96,14 @@ class Parametric:
         u = problem.utility
         return type(u) is Distortion and u.cost_priors(problem).shape[0] == 1
 
-    def matches(self, problem) -> bool:
-        """Whether `problem` is this model's at another budget (same notion, prior and costs)."""
+    def takes(self, problem) -> bool:
+        """Whether `problem` is this model's at another budget (same notion, prior and costs) that
+        it takes (`top` within MAX_TOP)."""
         return (Parametric.applies(problem) and isinstance(problem.privacy[0], LIP) == self.lip
                 and problem.d == self.d and problem.m == self.m
                 and (problem.prior is self.prior or np.array_equal(problem.prior, self.prior))
-                and (problem.utility is self.utility or np.array_equal(problem.utility.costs(problem)[0], self.cost)))
+                and (problem.utility is self.utility or np.array_equal(problem.utility.costs(problem)[0], self.cost))
+                and self.top(problem.privacy[0].epsilon) <= MAX_TOP)
 
     def slack(self, eps: float) -> float:
         """g: e^eps - 1 (LDP) or e^2eps - 1 (LIP)."""
@@ -134,13 +136,13 @@ class Parametric:
         import highspy
 
         prog = self.set_budget(eps)
+        n, k = prog.n, prog.b_ub.size
         h = self.highs
         if h is None:
             h = self.highs = new_highs()
             load_program(h, prog.c, prog.A_ub, prog.b_ub, prog.A_eq, prog.b_eq, prog.lb, prog.ub)
             h.setOptionValue("presolve", "off")
         else:
-            n, k = prog.n, prog.b_ub.size
             h.changeCoeff(k + prog.A_eq.shape[0] - 1, n - 1, float(prog.A_eq.data[self._total]))
             if self.lip:
                 for out in range(self.m):
@@ -159,5 +161,4 @@ class Parametric:
             return prog, RawSolution("failed", None, None, None, text)
         sol = h.getSolution()
         y = np.asarray(sol.row_dual)
-        k = prog.b_ub.size
         return prog, RawSolution("optimal", np.asarray(sol.col_value), y[:k], y[k:], text)
