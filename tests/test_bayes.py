@@ -417,3 +417,116 @@ def test_generic_column_generation_out_of_time_is_never_worse_than_grr():
     assert r.objective == pytest.approx(mi, abs=1e-12)
     assert mi >= p.utility.evaluate(p, grr) > 0.03
     assert r.certificate.bound >= mi
+
+
+def _bplip(d, seed, kind, eps=1.0):
+    rng = np.random.default_rng([d, seed])
+    P = rng.dirichlet(np.ones(d))
+    return co.Problem(prior=P, privacy=[co.BPLIP(eps, priors=rng.dirichlet(np.ones(d), size=3))],
+                      utility=co.Bayes(kind))
+
+
+@pytest.mark.parametrize("kind", ["histogram-mse", "mutual-information", "bayes-mse"])
+def test_ascent_climbs_to_admissible_vertices(kind):
+    """`posterior.ascend` never lowers phi(v) - mu . v, ends on admissible posteriors, and its
+    ends are local maxima of the linearization: one more step from them gains nothing. The best
+    end never exceeds the maximum over every vertex (Qhull)."""
+    from channelopt.methods import posterior as post
+
+    p = _bplip(7, 0, kind)
+    A, P = posterior_rows(p), p.prior
+    L, _, slope = post._psi_parts(p.utility, p)
+    pricing = post.Pricing(A, L, P)
+    phi = lambda V: p.utility.phi(p, V)                       # noqa: E731
+    rng = np.random.default_rng(1)
+    V = vertices(A, P)
+    mu = phi(V) @ np.linalg.pinv(V).T * 0.9 + rng.normal(scale=0.01, size=7)   # a dual point
+    seeds = np.vstack([np.array(post.star_columns(A, P)), P])
+    ends = post.ascend(pricing, L, slope, mu, seeds, phi)
+    before, after = phi(seeds) - seeds @ mu, phi(ends) - ends @ mu
+    assert np.all(after >= before - 1e-15)
+    assert (ends @ A.T).max() <= 1e-9 and np.allclose(ends.sum(axis=1), 1.0)
+    again = post.ascend(pricing, L, slope, mu, ends, phi, steps=1)
+    assert np.allclose(phi(again) - again @ mu, after, atol=1e-14)
+    assert after.max() <= (phi(V) - V @ mu).max() + 1e-12
+
+
+@pytest.mark.parametrize("ratio", [np.inf, 0.5])
+def test_pricing_bound_covers_every_vertex_even_when_it_stops_early(ratio):
+    """The branch and bound's upper bound is at least phi(v) - mu . v at every vertex (Qhull's
+    list, the truth), whether it runs to the end or stops at a column worth `ratio` of its open
+    bound; stopped early, its best column is worth at least that."""
+    from channelopt.methods import posterior as post
+
+    p = _bplip(7, 2, "mutual-information")
+    A, P = posterior_rows(p), p.prior
+    L, f, _ = post._psi_parts(p.utility, p)
+    pricing = post.Pricing(A, L, P)
+    phi = lambda V: p.utility.phi(p, V)                       # noqa: E731
+    V = vertices(A, P)
+    for seed in range(4):
+        mu = np.log(P) + np.random.default_rng(seed).normal(scale=0.3, size=7)
+        s_lo, s_hi = V.min(axis=0), V.max(axis=0)
+        best, _, upper, cols, _ = post.price(pricing, f, mu, s_lo, s_hi, phi, tol=1e-12, ratio=ratio)
+        truth = (phi(V) - V @ mu).max()
+        # (best is the value at an LP point, which meets K to HiGHS's feasibility tolerance, 1e-9)
+        assert upper >= truth - 1e-12 and best <= truth + 1e-9
+        if np.isfinite(ratio) and best > 1e-12:
+            assert best >= ratio * upper - 1e-12 or upper <= best + 1e-12
+
+
+@pytest.mark.parametrize("kind", ["histogram-mse", "mutual-information"])
+def test_generic_column_generation_meets_vertex_enumeration_at_d9(kind):
+    """BP-LIP (three priors), d = 9: the generic loop alone (no enumeration beside it) reaches the
+    optimum of the LP over every vertex, its bound holds, and its heuristic rounds took part."""
+    p = _bplip(9, 1, kind)
+    A = posterior_rows(p)
+    enum = enumerate_and_solve(p, A)
+    cg = column_generation(p, A, time_limit=60)
+    assert cg[2] == pytest.approx(enum[2], abs=1e-9)
+    assert cg[3] >= enum[2] - 1e-12
+    assert cg[4]["ascent_rounds"] > 0
+
+
+def test_enumeration_beside_the_column_generation_certifies_and_leaves_no_process():
+    """BP-LIP mutual information at d = 11, past ENUMERATE_MAX_D: the generic loop alone stays
+    open there (1e-4 after 30 s at d = 10), Qhull finishes in a child process in about a second,
+    and the LP over every vertex certifies. The result equals the enumeration run here, and no
+    child process outlives `solve` (nor one stopped by its time limit)."""
+    import multiprocessing
+
+    from channelopt.methods.frontend import ENUMERATE_MAX_D
+
+    p = _bplip(11, 0, "mutual-information")
+    assert p.d > ENUMERATE_MAX_D
+    r = co.solve(p, time_limit=60)
+    enum = enumerate_and_solve(p, posterior_rows(p))
+    assert r.status == "optimal" and r.attempts[0]["message"] == "vertex-enumeration"
+    assert r.objective == pytest.approx(p.utility.from_gain(p, enum[2]), abs=1e-10)
+    assert not multiprocessing.active_children()
+    slow = _bplip(14, 0, "mutual-information")                   # Qhull takes minutes here
+    r = co.solve(slow, time_limit=2)
+    assert r.status == "local" and co.audit(slow, r.channel).ok
+    assert not multiprocessing.active_children()
+
+
+def test_a_failed_enumeration_beside_leaves_the_loop_to_finish(monkeypatch):
+    """A child whose Qhull fails (here: always, in the child) is dropped; the column generation
+    returns its own valid result, as without it."""
+    from scipy.spatial import QhullError
+
+    from channelopt.methods import posterior as post
+
+    def fail(*args):
+        raise QhullError("QH6154 injected")
+    p = _bplip(10, 0, "bayes-mse")
+    A = posterior_rows(p)
+    enum = enumerate_and_solve(p, A)                        # the truth, before Qhull is made to fail
+    monkeypatch.setattr(post, "HalfspaceIntersection", fail)     # (the forked child has it too)
+    beside = post.Beside.start(A, p.prior)
+    try:
+        cg = column_generation(p, A, time_limit=60, beside=beside)
+    finally:
+        beside.close()
+    assert cg[4].get("algorithm") != "vertex-enumeration"
+    assert cg[2] == pytest.approx(enum[2], abs=1e-9) and cg[3] >= enum[2] - 1e-12

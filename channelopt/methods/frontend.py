@@ -45,8 +45,8 @@ from . import map_lp
 from .closed import closed_form_result
 from .local import local_search
 from .lp import FARKAS_TOL, SPAN_LIMITS, Program, RawSolution, Relaxation, build, relaxed
-from .posterior import (TIME_LIMIT, channel_from_weights, closed_form_vertices, column_generation,
-                        enumerate_and_solve, posterior_rows)
+from .posterior import (BESIDE_MAX_D, TIME_LIMIT, Beside, channel_from_weights, closed_form_vertices,
+                        column_generation, enumerate_and_solve, posterior_rows)
 from .result import NEGLIGIBLE_COLUMN, Certificate, PosteriorSolution, Result, clean, reported_bound
 from .structured import Family, family_for
 from .symmetry import solve_orbits
@@ -573,8 +573,15 @@ def certified_optimum(plan: Plan, posterior: str, time_limit: float, progress) -
             solved = structured_column_generation(relaxed, plan.family, time_limit=left(), progress=report)
         else:
             assert plan.rows is not None, "the generic column generation needs the notions' column rows"
-            solved = column_generation(relaxed, plan.rows, time_limit=left(), progress=report)
-    solved.info["algorithm"] = "column-generation"
+            # past enumeration's default sizes, Qhull runs beside it on the other core while it may finish first
+            beside = Beside.start(plan.rows, relaxed.prior) if posterior == "auto" and \
+                ENUMERATE_MAX_D < relaxed.d <= BESIDE_MAX_D and relaxed.prior.min() > 0 else None
+            try:
+                solved = column_generation(relaxed, plan.rows, time_limit=left(), progress=report, beside=beside)
+            finally:
+                if beside is not None:
+                    beside.close()
+    solved.info.setdefault("algorithm", "column-generation")
     return solved
 
 
