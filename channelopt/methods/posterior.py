@@ -129,16 +129,28 @@ BESIDE_MAX_D, BESIDE_MEMORY = 14, 2 << 30
 bytes more than the parent's (BP-LIP, three priors, d = 13: 17,850 vertices, 40 s, 0.5 GB)."""
 
 
-def _cap_memory(extra: int) -> None:
-    """Limit this process's address space to its current size plus `extra` bytes (Linux)."""
+def _enumerate_child(send, H: np.ndarray, h: np.ndarray, interior: np.ndarray, extra: int) -> None:
+    """The child process of `Beside`: default signal handlers (a handler the parent installed in
+    Python, like the CLI's for SIGTERM, would never run inside Qhull's C code), its address space
+    capped at its current size plus `extra` bytes (Linux), then Qhull; sends ("ok", intersections)
+    or ("error", message)."""
     import resource
+    import signal
 
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, signal.SIG_DFL)
     try:
         with open("/proc/self/statm") as f:
             size = int(f.read().split()[0]) * resource.getpagesize()
         resource.setrlimit(resource.RLIMIT_AS, (size + extra, resource.getrlimit(resource.RLIMIT_AS)[1]))
     except (OSError, ValueError):
         pass
+    try:
+        out: tuple = ("ok", _qhull(H, h, interior))
+    except BaseException as e:              # (MemoryError past the cap among them)
+        out = ("error", f"{type(e).__name__}: {e}")
+    send.send(out)
+    send.close()
 
 
 class Beside:
@@ -148,15 +160,20 @@ class Beside:
     priors: 2,463 vertices in 0.2 s at d = 10, 9,421 in 9.4 s at d = 12), while the generic pricing's
     branch and bound rarely proves a separable utility's optimum there (BP-LIP mutual information,
     d = 10: 1e-4 from its bound after 30 s). When the child finishes first, the LP over every vertex
-    is exact. Only the halfspaces go to the child (forked: no BLAS in it) and only Qhull's
-    intersections come back; `close` ends it (no process is left behind)."""
+    is exact. Only the halfspaces go to the child (forked: Qhull alone runs there) and only Qhull's
+    intersections come back through a pipe; `close` kills it (SIGKILL), so no process is left
+    behind whatever it was doing."""
 
     def __init__(self, A: np.ndarray, P: np.ndarray):
         import multiprocessing
 
         self.cut = _Halfspaces(A, P, P)
-        self.pool = multiprocessing.get_context("fork").Pool(1, initializer=_cap_memory, initargs=(BESIDE_MEMORY,))
-        self.job = self.pool.apply_async(_qhull, (self.cut.H, self.cut.h, self.cut.interior))
+        ctx = multiprocessing.get_context("fork")
+        self.recv, send = ctx.Pipe(duplex=False)
+        self.proc = ctx.Process(target=_enumerate_child, daemon=True,
+                                args=(send, self.cut.H, self.cut.h, self.cut.interior, BESIDE_MEMORY))
+        self.proc.start()
+        send.close()                        # (the child's end: EOF here once it exits)
 
     @staticmethod
     def start(A: np.ndarray, P: np.ndarray) -> Beside | None:
@@ -170,19 +187,26 @@ class Beside:
         except (ProblemError, OSError):
             return None
 
+    def ready(self) -> bool:
+        """Whether the child has answered (or ended)."""
+        return self.recv.poll()
+
     def vertices(self) -> np.ndarray | None:
-        """The vertex set once the child has finished (None while it runs, or if it failed: Qhull's
-        error, or its memory past BESIDE_MEMORY)."""
-        if not self.job.ready():
+        """The vertex set once the child has answered (None while it runs, or if it failed: Qhull's
+        error, its memory past BESIDE_MEMORY, or its end without an answer)."""
+        if not self.ready():
             return None
         try:
-            return self.cut.vertices(self.job.get())
-        except Exception:            # (only a shortcut: the column generation goes on without it)
+            status, Z = self.recv.recv()
+            return self.cut.vertices(Z) if status == "ok" else None
+        except (EOFError, OSError, ProblemError):
             return None
 
     def close(self) -> None:
-        self.pool.terminate()
-        self.pool.join()
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join()
+        self.recv.close()
 
 
 def _interior_point(H, h) -> np.ndarray:
@@ -424,7 +448,10 @@ def ascend(pricing: Pricing, L: np.ndarray, slope, mu: np.ndarray, seeds: np.nda
     for v in np.atleast_2d(seeds):
         value = float(phi(v[None, :])[0] - mu @ v)
         for _ in range(steps):
-            found = pricing.solve(L.T @ slope(L @ v) - mu, zero, *free)
+            try:
+                found = pricing.solve(L.T @ slope(L @ v) - mu, zero, *free)
+            except SolverError:          # (a heuristic: its failed LP only ends the climb)
+                found = None
             if found is None:
                 break
             w = np.clip(found[1], 0.0, None)
@@ -511,7 +538,7 @@ def column_generation(problem, A: np.ndarray, max_rounds: int = MAX_ROUNDS, time
     nodes_total, nodes, node_budget, ascents, run = 0, 0, MAX_NODES, 0, 0
     bound, last = np.inf, np.zeros((0, d))
     for rounds in range(1, max_rounds + 1):
-        if beside is not None and beside.job.ready():
+        if beside is not None and beside.ready():
             every = beside.vertices()
             beside = None                  # (where it failed, the loop goes on alone)
             if every is not None:
@@ -560,7 +587,7 @@ def column_generation(problem, A: np.ndarray, max_rounds: int = MAX_ROUNDS, time
             else:
                 _, _, upper, new, nodes = price(pricing, f, mu, s_lo, s_hi, phi, tol=tol, max_nodes=node_budget,
                                                 deadline=t_start + time_limit, ratio=PRICING_RATIO,
-                                                interrupt=beside.job.ready if beside is not None else None)
+                                                interrupt=beside.ready if beside is not None else None)
                 nodes_total += nodes
             # every round's duals give a bound (weak duality): the lowest one stands
             bound = min(bound, value + max(upper, 0.0))
@@ -568,7 +595,7 @@ def column_generation(problem, A: np.ndarray, max_rounds: int = MAX_ROUNDS, time
         gap = per_gain * (reported_bound(bound, d) - value) / max(objective, 1e-12)
         if progress is not None and np.isfinite(gap):
             progress(rounds, gap)
-        if beside is not None and beside.job.ready():
+        if beside is not None and beside.ready():
             continue                       # (the vertices are there: the next round solves over them)
         if not new and gap > GAP_TOL and nodes >= node_budget and time.perf_counter() - t_start < time_limit:
             node_budget *= 4               # the search gave up without a column or a proof: search deeper
