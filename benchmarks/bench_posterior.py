@@ -2,14 +2,16 @@
 
     python benchmarks/bench_posterior.py [--sizes 64,256] [--eps 0.5,1,2,4] [--seeds 3]
         [--priors dirichlet,zipf] [--utilities ...] [--notions lip,ldp] [--limit 60]
-        [--generic 32] [--out benchmarks/out]
+        [--generic 32] [--generic-utilities bayes-mse] [--generic-notions lip-latent,bp-lip,alip]
+        [--out benchmarks/out]
 
 For each utility, notion, prior family, eps and d, `--seeds` random priors are solved with
 `time_limit = --limit`; the table gives the median time, how many runs were certified optimal,
 the worst relative gap (|objective - bound| / |objective|) and whether the cell meets its target
 (every gap within 1e-9, median under 10 s up to d = 64 and under 60 s above). Dirichlet(1) priors are random
-points of the simplex; Zipf(1.1) priors are p_k ~ k^-1.1 in a random order. `--generic D` adds
-the notions that keep the generic pricing (latent-G LIP, BP-LIP with 3 priors, ALIP) at d = D.
+points of the simplex; Zipf(1.1) priors are p_k ~ k^-1.1 in a random order. `--generic D1,D2` adds
+the notions that keep the generic pricing (latent-G LIP, BP-LIP with 3 priors, ALIP) at those d
+(Dirichlet(1), eps = 1), for `--generic-utilities`.
 Writes bench_posterior.csv and a log-log plot of time against d.
 """
 
@@ -106,7 +108,9 @@ def main(argv=None):
     ap.add_argument("--utilities", default=",".join(KINDS))
     ap.add_argument("--notions", default="lip,ldp")
     ap.add_argument("--limit", type=float, default=60.0, help="time_limit of each solve (s)")
-    ap.add_argument("--generic", type=int, default=0, help="also run latent-G LIP, BP-LIP, ALIP at this d")
+    ap.add_argument("--generic", default="", help="also run latent-G LIP, BP-LIP, ALIP at these d (comma-separated)")
+    ap.add_argument("--generic-utilities", default="bayes-mse", help="the utilities of the --generic cells")
+    ap.add_argument("--generic-notions", default="lip-latent,bp-lip,alip")
     ap.add_argument("--out", default=str(Path(__file__).parent / "out"))
     args = ap.parse_args(argv)
     out = Path(args.out)
@@ -115,9 +119,8 @@ def main(argv=None):
     epss = [float(e) for e in args.eps.split(",")]
     cells = [(k, n, f, e, d) for k in args.utilities.split(",") for n in args.notions.split(",")
              for f in args.priors.split(",") for e in epss for d in sizes]
-    if args.generic:
-        cells += [(k, n, "dirichlet", 1.0, args.generic) for k in ("bayes-mse",)
-                  for n in ("lip-latent", "bp-lip", "alip")]
+    cells += [(k, n, "dirichlet", 1.0, int(d)) for k in args.generic_utilities.split(",")
+              for n in args.generic_notions.split(",") for d in str(args.generic).split(",") if d]
     rows = []
     head = (f"{'utility':<19} {'notion':<10} {'prior':<9} {'eps':>4} {'d':>5} {'median_s':>9} "
             f"{'certified':>9} {'worst_gap':>9}  target  stopped")
