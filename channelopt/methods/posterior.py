@@ -31,6 +31,7 @@ from scipy.spatial import HalfspaceIntersection, QhullError
 from ..errors import ProblemError, SolverError
 from .lp import load_program, new_highs
 from .result import PosteriorSolution, reported_bound
+from .structured import SLOPE
 
 VERTEX_TOL = 1e-9
 """A vertex from Qhull is kept if it violates no constraint by more than this (then projected)."""
@@ -371,14 +372,14 @@ class Pricing:
 def _psi_parts(utility, problem):
     """(L, f, f') with phi(v) = sum_j f((L v)_j); (None, None, None) for MAP, which prices exactly."""
     d = problem.d
-    square, twice = (lambda s: s * s), (lambda s: 2.0 * s)
+    square, twice = (lambda s: s * s), SLOPE["histogram-mse"]
     if utility.kind == "bayes-mse":
         return utility.target(problem)[None, :], square, twice
     if utility.kind == "histogram-mse":
         return np.eye(d), square, twice
     if utility.kind == "mutual-information":
         return (np.eye(d), (lambda s: np.where(s > 0, s * np.log(np.maximum(s, 1e-300)), 0.0)),
-                (lambda s: np.log(np.maximum(s, 1e-300)) + 1.0))
+                SLOPE["mutual-information"])
     return None, None, None
 
 
@@ -415,9 +416,7 @@ def price(pricing: Pricing, f, mu: np.ndarray, s_lo: np.ndarray, s_hi: np.ndarra
     while heap:
         neg_ub, _, lo, hi, v, s = heapq.heappop(heap)
         ub = -neg_ub
-        v = np.clip(v, 0, None)
-        v = v / v.sum()
-        val = float(phi(v[None, :])[0] - mu @ v)
+        v, val = _posterior_value(v, phi, mu)
         if val > best_val:
             best_val, best_v = val, v
         if val > tol:
@@ -445,6 +444,13 @@ def price(pricing: Pricing, f, mu: np.ndarray, s_lo: np.ndarray, s_hi: np.ndarra
     return best_val, best_v, upper, [v for _, v in cands[:MAX_NEW_COLUMNS]], nodes
 
 
+def _posterior_value(v: np.ndarray, phi, mu: np.ndarray) -> tuple[np.ndarray, float]:
+    """A pricing LP's point as a posterior (clipped at 0, normalized) and its phi(v) - mu . v."""
+    v = np.clip(v, 0.0, None)
+    v = v / v.sum()
+    return v, float(phi(v[None, :])[0] - mu @ v)
+
+
 def ascend(pricing: Pricing, L: np.ndarray, slope, mu: np.ndarray, seeds: np.ndarray, phi,
            steps: int = ASCENT_STEPS) -> np.ndarray:
     """Admissible posteriors reached from the rows of `seeds` by successive linearization of the
@@ -463,9 +469,7 @@ def ascend(pricing: Pricing, L: np.ndarray, slope, mu: np.ndarray, seeds: np.nda
                 found = None
             if found is None:
                 break
-            w = np.clip(found[1], 0.0, None)
-            w /= w.sum()
-            new = float(phi(w[None, :])[0] - mu @ w)
+            w, new = _posterior_value(found[1], phi, mu)
             if new <= value + 1e-15 * max(1.0, abs(value)):
                 break
             v, value = w, new
@@ -588,9 +592,7 @@ def column_generation(problem, A: np.ndarray, max_rounds: int = MAX_ROUNDS, time
                     e[x] = 1.0
                     out = pricing.solve(-mu, e, *free)
                     if out is not None:
-                        v = np.clip(out[1], 0, None)
-                        v /= v.sum()
-                        val = float(phi(v[None, :])[0] - mu @ v)
+                        v, val = _posterior_value(out[1], phi, mu)
                         best = max(best, val)
                         if val > PRICING_TOL:
                             new.append(v)

@@ -235,8 +235,11 @@ class Family:
         """The budget as given (a family on merged symbols is built from it)."""
         self.eps_lower = self.eps
         """The lower side's budget (LIPBox's lo = e^-eps_lower; ALIP's own, else eps)."""
-        self.grr_eps = self.eps
-        """The budget of the GRR that `grr` writes down (admissible for the family)."""
+
+    @property
+    def grr_eps(self) -> float:
+        """The budget of the GRR that `grr` writes down (the smaller side: admissible for the family)."""
+        return min(self.eps_lower, self.eps)
 
     def support(self, G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(sigma(g) for each row g of G, the maximizing posteriors as rows)."""
@@ -359,7 +362,6 @@ class LIPBox(Family):
         super().__init__(P, upper)
         self.budget = eps
         self.eps_lower = float(lower)
-        self.grr_eps = min(self.eps_lower, self.eps)
         self.lo = np.full(self.d, np.exp(-self.eps_lower))
         self.hi = np.minimum(np.exp(self.eps), 1.0 / self.P)
         self.band = (1.0 - math.exp(-self.eps_lower)) / (math.exp(self.eps) - math.exp(-self.eps_lower))
