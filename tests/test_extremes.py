@@ -93,6 +93,23 @@ def test_bayes_vertex_enumeration_and_structured_pricing_agree(seed):
         assert b.objective == pytest.approx(a.objective, rel=2e-7, abs=2e-7)
 
 
+def test_a_generic_pricing_lp_the_dual_simplex_cannot_start_is_solved_by_the_primal_one():
+    """DI at 19.4 nats on a prior spanning 4,470 (rows spanning 1e9 in u = post / P): HiGHS's dual
+    simplex stops "Not Set" from scratch on three of the starting columns' LPs, and the generic
+    column generation raised; `solve` then returned the constant channel (I = 0, no bound). The
+    truth: the LP over every vertex (Qhull), here d = 6."""
+    P = np.array([0.8505945183841102, 0.11637263091262035, 0.00019038272987907285, 0.0006286925672339998,
+                  0.0005849944197860641, 0.031628780986370265])
+    problem = co.Problem(prior=P, privacy=[co.DI(19.40450395025332)], utility=co.Bayes("mutual-information"))
+    exact = co.solve(problem, bayes_options={"posterior": "enumerate"})
+    assert exact.status == "optimal" and exact.certificate.details["algorithm"] == "vertex-enumeration"
+    r = co.solve(problem, bayes_options={"posterior": "columns"}, time_limit=30)
+    assert r.certificate is not None and r.certificate.details["algorithm"] == "column-generation"
+    assert co.audit(problem, r.full_channel).ok
+    assert r.certificate.bound >= exact.objective - 1e-9
+    assert r.objective == pytest.approx(exact.objective, abs=1e-4)       # was 0: the constant channel
+
+
 def pairwise_lp(problem: co.Problem, budgets) -> float:
     """min E[D] with every LIP (G = X) or ID-LDP row written out; budgets: eps (LIP) or per input
     (a pair whose smaller budget is infinite gets no row)."""

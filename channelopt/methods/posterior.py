@@ -348,19 +348,26 @@ class Pricing:
 
     def solve(self, cost_v, cost_s, lo, hi):
         """max cost_v . v + cost_s . s over v in K with lo <= s <= hi: (value, v, s), or None when
-        that box holds no admissible posterior. Any other outcome is tried once more from scratch,
-        then raised (SolverError): a box whose LP failed must not be dropped as if empty.
-        (LDP, d = 16, eps = 18.5, after the starting columns: HiGHS called the warm program
-        unbounded, where it is bounded, u <= 1 / P.)"""
+        that box holds no admissible posterior. Any other outcome is tried again from scratch, then
+        from scratch by the primal simplex, then raised (SolverError): a box whose LP failed must
+        not be dropped as if empty. (LDP, d = 16, eps = 18.5, after the starting columns: HiGHS
+        called the warm program unbounded, where it is bounded, u <= 1 / P. DI, d = 6, eps = 19.4,
+        prior entries 1.9e-4..0.85, rows spanning 1e9: HiGHS's dual simplex stopped "Not Set"
+        from scratch, with or without presolve, on three of the six starting columns' LPs; its
+        primal simplex solves all six.)"""
         h, d, k = self.h, self.d, self.k
         idx = np.arange(d + k, dtype=np.int32)
         h.changeColsCost(d + k, idx, np.concatenate([np.asarray(cost_v, dtype=float) * self.P, cost_s]))
         h.changeColsBounds(k, idx[d:], np.asarray(lo, dtype=float), np.asarray(hi, dtype=float))
         status = self.hp.HighsModelStatus
-        for cold in (False, True):
-            if cold:
+        for attempt in ("warm", "cold", "primal"):
+            if attempt != "warm":
                 h.clearSolver()
+            if attempt == "primal":
+                h.setOptionValue("simplex_strategy", 4)
             h.run()
+            if attempt == "primal":
+                h.setOptionValue("simplex_strategy", 1)                  # HiGHS's default, the dual simplex
             if h.getModelStatus() == status.kOptimal:
                 x = np.asarray(h.getSolution().col_value)
                 return h.getInfo().objective_function_value, x[:d] * self.P, x[d:]
