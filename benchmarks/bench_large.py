@@ -1,9 +1,10 @@
 """Hamming distortion at d = 512 and 1024: time and peak memory of each stage of the LP path, and of
 the certified closed form where one applies.
 
-    python benchmarks/bench_large.py [--sizes 512,1024] [--limit 600] [--out benchmarks/results]
+    python benchmarks/bench_large.py [--sizes 512,1024] [--eps 1] [--limit 600] [--out benchmarks/results]
 
-LDP and LIP at eps = 1 with a Dirichlet(1) prior (seed d). For LDP the default path takes the
+LDP and LIP at eps = 1 (`--eps`: a number, or ln2d for ln(2d), where the LIP optimum uses almost
+every output) with a Dirichlet(1) prior (seed d). For LDP the default path takes the
 certified subset randomized response; `solve(..., solver="HIGHS")` forces the LP. For LIP, RR-LIP
 is infeasible for such priors, so the default path is the LP itself. Stages: `build` (the sparse
 program), `HiGHS` (the solve, time-limited), and the whole `solve` (build, HiGHS, clean,
@@ -29,6 +30,7 @@ from channelopt.methods.lp import build, solve_highs
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="512,1024")
+    ap.add_argument("--eps", default="1", help="the budget: a number, or ln2d for ln(2d)")
     ap.add_argument("--limit", type=float, default=600.0, help="time limit of each LP solve (s)")
     ap.add_argument("--out", default=str(Path(__file__).parent / "results"))
     args = ap.parse_args(argv)
@@ -44,7 +46,8 @@ def main(argv=None):
 
     for d in (int(s) for s in args.sizes.split(",")):
         P = np.random.default_rng(d).dirichlet(np.ones(d))
-        for name, notion in (("ldp", co.LDP(1.0)), ("lip", co.LIP(1.0))):
+        eps = float(np.log(2 * d)) if args.eps == "ln2d" else float(args.eps)
+        for name, notion in (("ldp", co.LDP(eps)), ("lip", co.LIP(eps))):
             p = co.Problem(prior=P, privacy=[notion], utility=co.Distortion("hamming"))
             with PeakMemory() as mem:
                 t = time.perf_counter()

@@ -1,18 +1,21 @@
-"""The restricted program's limits: fresh Hamming LPs solved with the default limits
-(`lp.RESTRICT_ROUNDS`, `lp.RESTRICT_SHARE`) against a baseline pair of limits, in the same process.
+"""The restricted program: fresh Hamming LPs solved with the default entering rule and limits
+(`lp.solve_restricted`, entries; `lp.RESTRICT_ROUNDS`, `lp.RESTRICT_SHARE`) against a baseline
+rule and pair of limits, in the same process.
 
-    python benchmarks/bench_restricted.py [--sizes 64,128,256] [--eps 0.5,1,2,3,4] [--seeds 2]
-                                          [--base-rounds 4] [--base-share 0.25] [--out benchmarks/results]
+    python benchmarks/bench_restricted.py [--sizes 64,128,256] [--eps 0.5,1,2,3,4,ln2d] [--seeds 2]
+                                          [--base-enter outputs] [--base-rounds 40] [--base-share 0.5]
+                                          [--out benchmarks/results]
 
-For every notion (LIP, LDP, MinID-LDP), size, eps and Dirichlet prior: `lp.solve_highs` on the
-built program, best of two runs per setting, whether the restricted program closed (R) or the
-whole program was solved (W), and the objective difference between the settings. Prints the table
-and the totals, writes bench_restricted.csv.
+For every notion (LIP, LDP, MinID-LDP), size, eps (`ln2d`: ln(2d), where every output is used)
+and Dirichlet prior: `lp.solve_highs` on the built program, best of two runs per setting, whether
+the restricted program closed (R) or the whole program was solved (W), and the objective
+difference between the settings. Prints the table and the totals, writes bench_restricted.csv.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import time
 from pathlib import Path
 
@@ -23,9 +26,10 @@ from channelopt import bench
 from channelopt.methods import lp
 
 
-def timed(prog, rounds, share, reps=2):
-    saved = lp.RESTRICT_ROUNDS, lp.RESTRICT_SHARE
+def timed(prog, enter, rounds, share, reps=2):
+    saved = lp.RESTRICT_ROUNDS, lp.RESTRICT_SHARE, lp.solve_restricted
     lp.RESTRICT_ROUNDS, lp.RESTRICT_SHARE = rounds, share
+    lp.solve_restricted = functools.partial(saved[2], enter=enter)
     try:
         best, raw = np.inf, None
         for _ in range(reps):
@@ -34,21 +38,22 @@ def timed(prog, rounds, share, reps=2):
             best = min(best, time.perf_counter() - t)
         return best, float(prog.c @ raw.z), "entries" in raw.message
     finally:
-        lp.RESTRICT_ROUNDS, lp.RESTRICT_SHARE = saved
+        lp.RESTRICT_ROUNDS, lp.RESTRICT_SHARE, lp.solve_restricted = saved
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="64,128,256")
-    ap.add_argument("--eps", default="0.5,1,2,3,4")
+    ap.add_argument("--eps", default="0.5,1,2,3,4,ln2d")
     ap.add_argument("--seeds", type=int, default=2)
-    ap.add_argument("--base-rounds", type=int, default=4)
-    ap.add_argument("--base-share", type=float, default=0.25)
+    ap.add_argument("--base-enter", default="outputs", choices=["entries", "outputs"])
+    ap.add_argument("--base-rounds", type=int, default=40)
+    ap.add_argument("--base-share", type=float, default=0.5)
     ap.add_argument("--out", default=str(Path(__file__).parent / "results"))
     args = ap.parse_args(argv)
-    now = (lp.RESTRICT_ROUNDS, lp.RESTRICT_SHARE)
-    base = (args.base_rounds, args.base_share)
-    print(f"default limits: {now[0]} rounds, share {now[1]}; baseline: {base[0]} rounds, share {base[1]}")
+    now = ("entries", lp.RESTRICT_ROUNDS, lp.RESTRICT_SHARE)
+    base = (args.base_enter, args.base_rounds, args.base_share)
+    print(f"default: {now[0]}, {now[1]} rounds, share {now[2]}; baseline: {base[0]}, {base[1]} rounds, share {base[2]}")
     head = f"{'notion':<6} {'d':>4} {'seed':>4} {'eps':>4} | {'default':>9} {'baseline':>9} | {'base/def':>8} | {'|dobj|':>8}"
     print(head)
     print("-" * len(head))
@@ -57,7 +62,7 @@ def main(argv=None):
         for seed in range(args.seeds):
             P = np.random.default_rng(100 * d + seed).dirichlet(np.ones(d))
             for name in ("lip", "ldp", "minid"):
-                for eps in (float(t) for t in args.eps.split(",")):
+                for eps in (float(np.log(2 * d)) if t == "ln2d" else float(t) for t in args.eps.split(",")):
                     notion = {"lip": co.LIP(eps), "ldp": co.LDP(eps),
                               "minid": co.IDLDP(epsilons=eps * bench.instance("minid-ldp", d, seed).budgets)}[name]
                     prog = lp.build(co.Problem(prior=P, privacy=[notion], utility=co.Distortion("hamming")))
@@ -67,7 +72,7 @@ def main(argv=None):
                            "default_restricted": r_now, "baseline_restricted": r_base,
                            "abs_dobj": abs(v_now - v_base)}
                     rows.append(row)
-                    print(f"{name:<6} {d:>4} {seed:>4} {eps:>4g} | {1e3 * t_now:7.0f}{'R' if r_now else 'W'} ms "
+                    print(f"{name:<6} {d:>4} {seed:>4} {eps:>4.3g} | {1e3 * t_now:7.0f}{'R' if r_now else 'W'} ms "
                           f"{1e3 * t_base:6.0f}{'R' if r_base else 'W'} ms | {t_base / t_now:8.2f} | "
                           f"{row['abs_dobj']:8.1e}", flush=True)
     a = np.array([r["default_s"] for r in rows])

@@ -144,13 +144,13 @@ def _restricted_case(notion, kind, d=64, seed=0):
 
     budgets = bench.instance("minid-ldp", d, seed).budgets
     privacy = {"lip": co.LIP(1.0), "lip-wide": co.LIP(3.0), "alip": co.ALIP(epsilon_lower=0.5, epsilon_upper=1.0),
-               "ldp": co.LDP(1.0), "minid": co.IDLDP(epsilons=budgets)}[notion]
+               "ldp": co.LDP(1.0), "minid": co.IDLDP(epsilons=budgets), "lip-every": co.LIP(float(np.log(2 * d)))}[notion]
     prior = np.random.default_rng(seed).dirichlet(np.ones(d))
     return co.Problem(prior=prior, privacy=[privacy], utility=co.Distortion(kind))
 
 
 @pytest.mark.parametrize("kind", ["hamming", "mae"])
-@pytest.mark.parametrize("notion", ["lip", "lip-wide", "alip", "ldp", "minid"])
+@pytest.mark.parametrize("notion", ["lip", "lip-wide", "alip", "ldp", "minid", "lip-every"])
 def test_restricted_program_equals_the_whole_program(notion, kind):
     """`solve_restricted` against the whole program solved directly (a second method): the same
     optimum, and its multipliers (0 on the rows it dropped) certify it on the whole program."""
@@ -168,6 +168,43 @@ def test_restricted_program_equals_the_whole_program(notion, kind):
     q = prog.channel(part.z)
     assert np.allclose(q.sum(axis=1), 1.0) and q.min() >= -1e-12
     assert np.all(prog.A_ub @ part.z <= prog.b_ub + 1e-9)
+
+
+@pytest.mark.parametrize("notion", ["lip", "alip", "ldp", "minid"])
+def test_the_pooled_floors_leave_the_optimum_and_thin_the_row_sums(notion):
+    """`lp.pooled` writes each floor group's total as one column: the same optimum as the program
+    `build` writes (both solved whole by HiGHS), with d * m fewer floor coefficients in the rows of
+    q (MinID-LDP: three floor groups)."""
+    from channelopt.methods.lp import build, pooled, solve_highs
+
+    prog = build(_restricted_case(notion, "mae", d=24))
+    wide = pooled(prog)
+    groups = int(prog.floors[1].max()) + 1
+    assert wide.n == prog.n + groups and wide.A_eq.shape[0] == prog.A_eq.shape[0] + groups
+    assert wide.A_eq[:prog.d].nnz == prog.A_eq[:prog.d].nnz - prog.d * prog.m + prog.d
+    a, b = solve_highs(prog, restrict=False), solve_highs(wide, restrict=False)
+    assert wide.c @ b.z == pytest.approx(prog.c @ a.z, abs=1e-10)
+
+
+def test_restricted_program_closes_where_every_output_is_used():
+    """LIP at eps = ln(2d) with a Dirichlet(1) prior, d = 128: the Hamming optimum uses most
+    outputs but few entries above their floors. Entries enter one by one and close on a fraction
+    of the program; whole outputs (the other rule) reach the same optimum on more entries; both
+    equal the whole program solved directly."""
+    from channelopt.methods.lp import build, solve_highs, solve_restricted
+
+    prog = build(_restricted_case("lip-every", "hamming", d=128))
+    whole = prog.c @ solve_highs(prog, restrict=False).z
+    by = {rule: solve_restricted(prog, enter=rule) for rule in ("entries", "outputs")}
+    used = {}
+    for rule, raw in by.items():
+        assert raw is not None, rule
+        assert prog.c @ raw.z == pytest.approx(whole, abs=1e-10)
+        assert prog.c @ raw.z - prog.dual_bound(raw.y_ub, raw.y_eq) <= 1e-9
+        used[rule] = int(raw.message.split("on ")[1].split(" of")[0].replace(",", ""))
+    q = prog.channel(by["entries"].z)
+    assert (q.sum(axis=0) > 1e-9).sum() > 100                  # most outputs used
+    assert used["entries"] < used["outputs"] < 0.5 * 128 * 128
 
 
 def test_only_large_hamming_like_programs_are_restricted():

@@ -33,6 +33,7 @@ class Program:
     ub: np.ndarray
     conic: list = field(default_factory=list)  # notions with cvxpy-only constraints
     lift: sp.csr_matrix | None = None  # vec(q) = lift @ z when a floor was substituted away
+    floors: tuple | None = None        # (first floor column, each input's floor group, scale): `pooled`
 
     @property
     def n(self) -> int:
@@ -212,7 +213,39 @@ def build(problem, linear_costs: bool = True, substitute: bool = True) -> Progra
     np.add.at(c, cols, scale * c[:nq].copy())
     lift = sp.csr_matrix((np.column_stack([np.ones(nq), np.full(nq, scale)]).ravel(),
                           np.column_stack([np.arange(nq), cols]).ravel(), np.arange(0, 2 * nq + 1, 2)), shape=(nq, n))
-    return Program(d, m, c, ub.csr(n), b_ub[keep], eq.csr(n), b_eq, lb, ub_z, conic, lift=lift)
+    return Program(d, m, c, ub.csr(n), b_ub[keep], eq.csr(n), b_eq, lb, ub_z, conic, lift=lift,
+                   floors=(aux0, np.asarray(group), float(scale)))
+
+
+def pooled(prog: Program) -> Program:
+    """The substituted program with each floor group's total T_g = sum_y l[g, y] as a column
+    (appended after prog's columns; its definition rows after prog's equality rows).
+
+    After the substitution, row x of q sums to 1 as sum_y s[x, y] + scale * sum_y l[g(x), y] = 1:
+    m floor coefficients a row, d * m in all, as many as the entries have. With the rows
+    sum_y l[g, y] - T_g = 0 it reads sum_y s[x, y] + scale * T_g(x) = 1: d + G (m + 1). Same
+    feasible set (the l fix T). T_g >= 0 has no upper bound, so at an optimum it is basic or at 0,
+    and the multipliers of prog's own rows then price prog's floor columns as the pooled program
+    prices them, or higher. (With T_g <= 1 / scale, a MinID-LDP group of inputs all on their
+    floor put T_g at that bound, and prog's dual bound from those multipliers fell 6% short.) A
+    program on a few
+    entries (`solve_restricted`) is otherwise mostly this floor block: LIP Hamming at d = 512,
+    1,023 entries and 262,144 floor coefficients. Whole programs gain less or lose (LIP at d =
+    128, eps = 1: Hamming 0.36 -> 1.36 s, MAE 3.95 -> 3.29 s), so `build` keeps the rows as
+    they are."""
+    d, m, n = prog.d, prog.m, prog.n
+    aux0, group, scale = prog.floors
+    G = int(group.max()) + 1
+    A = prog.A_eq.tocoo()
+    floor = (A.row < d) & (A.col >= aux0) & (A.col < aux0 + G * m)
+    k = A.shape[0]
+    rows = np.concatenate([A.row[~floor], np.arange(d), k + np.repeat(np.arange(G), m), k + np.arange(G)])
+    cols = np.concatenate([A.col[~floor], n + group, aux0 + np.arange(G * m), n + np.arange(G)])
+    vals = np.concatenate([A.data[~floor], np.full(d, scale), np.ones(G * m), -np.ones(G)])
+    A_eq = sp.csr_matrix((vals, (rows, cols)), shape=(k + G, n + G))
+    A_ub = sp.csr_matrix((prog.A_ub.data, prog.A_ub.indices, prog.A_ub.indptr), shape=(prog.A_ub.shape[0], n + G))
+    return Program(d, m, np.r_[prog.c, np.zeros(G)], A_ub, prog.b_ub, A_eq, np.r_[prog.b_eq, np.zeros(G)],
+                   np.r_[prog.lb, np.zeros(G)], np.r_[prog.ub, np.full(G, np.inf)], prog.conic)
 
 
 class _Triplets:
@@ -329,7 +362,8 @@ class RawSolution:
     message: str = ""
     basis: object = None
     restricted: tuple | None = None
-    """From `solve_restricted`: (active columns, kept rows, HiGHS basis) to start the next one."""
+    """From `solve_restricted`: (the pooled program's column and inequality-row counts, its model's
+    columns and inequality rows in order, HiGHS basis) to start the next one."""
 
 
 def load_program(h, c, A_ub, b_ub, A_eq, b_eq, lb, ub) -> None:
@@ -337,10 +371,17 @@ def load_program(h, c, A_ub, b_ub, A_eq, b_eq, lb, ub) -> None:
     infinities for absent bounds), as arrays in one call (a `HighsLp` built attribute by
     attribute copies every array element by element: 11.5 ms against 2.0 ms for the LIP
     program at d = 128)."""
+    load_rows(h, c, sp.vstack([A_ub, A_eq], format="csr"), np.concatenate([np.full(b_ub.size, -np.inf), b_eq]),
+              np.concatenate([b_ub, b_eq]), lb, ub)
+
+
+def load_rows(h, c, A, lo, hi, lb, ub) -> None:
+    """Give HiGHS `min c z : lo <= A z <= hi, lb <= z <= ub` (rows in A's order; numpy
+    infinities for absent bounds)."""
     import highspy
 
     inf = highspy.kHighsInf
-    A = sp.vstack([A_ub, A_eq], format="csr")
+    A = sp.csr_matrix(A)
     n = c.size
     # HiGHS works on the costs times 2^scale and reports the solution and the duals in the
     # program's own units; set at every load (an instance is reused along a sweep)
@@ -348,7 +389,7 @@ def load_program(h, c, A_ub, b_ub, A_eq, b_eq, lb, ub) -> None:
     # a model HiGHS refuses leaves the instance empty, not holding the previous one (tested)
     h.passModel(n, A.shape[0], A.nnz, int(highspy.MatrixFormat.kRowwise), int(highspy.ObjSense.kMinimize), 0.0,
                 np.asarray(c, dtype=float), np.where(np.isinf(lb), -inf, lb), np.where(np.isinf(ub), inf, ub),
-                np.concatenate([np.full(b_ub.size, -inf), b_eq]), np.concatenate([b_ub, b_eq]),
+                np.where(np.isinf(lo), -inf, lo), np.where(np.isinf(hi), inf, hi),
                 A.indptr.astype(np.int32), A.indices.astype(np.int32), A.data.astype(float),
                 np.zeros(n, dtype=np.int32))    # every column continuous
 
@@ -433,7 +474,7 @@ LIP d = 64 7.9 ms against 9.3 ms; 100-point LDP MAE sweeps 1.95x / 3.24x / 3.75x
 fresh solves at d = 32 / 64 / 128, against 1.71x / 2.83x / 2.54x."""
 RESTRICT_MIN = 4096
 """Channel entries (d * m) from which a substituted program is first solved on a few outputs."""
-RESTRICT_OUTPUTS, RESTRICT_ROUNDS, RESTRICT_SHARE = 8, 8, 0.5
+RESTRICT_OUTPUTS, RESTRICT_ROUNDS, RESTRICT_SHARE, RESTRICT_ENTRIES = 8, 40, 0.5, 3
 """Outputs whose every entry starts in the restricted program (and that enter it per round);
 pricing rounds, and the share of the entries active, before giving up. Measured on 90 Hamming
 programs (LIP, LDP, MinID-LDP; d = 64 / 128 / 256; eps 0.5..4; two priors): 13.2 s in all with
@@ -458,7 +499,8 @@ def restrictable(prog: Program) -> bool:
     return bool(np.all((cost < top - 1e-12 * np.maximum(1.0, np.abs(top))).sum(axis=1) <= 1))
 
 
-def solve_restricted(prog: Program, time_limit: float | None = None, start: tuple | None = None) -> RawSolution | None:
+def solve_restricted(prog: Program, time_limit: float | None = None, start: tuple | None = None,
+                     enter: str = "entries") -> RawSolution | None:
     """The program solved with most channel entries fixed at 0, priced out exactly.
 
     Starts from every entry of the RESTRICT_OUTPUTS outputs with the lowest cost of answering
@@ -471,14 +513,20 @@ def solve_restricted(prog: Program, time_limit: float | None = None, start: tupl
     - every dropped row holds at the solution (primal feasibility);
 
     together they make the restricted optimum optimal for the whole program, and the caller's
-    certificate (`Program.dual_bound` with these multipliers) checks it again. Otherwise the
-    RESTRICT_OUTPUTS outputs with the most negative reduced costs join whole, with the violated
-    rows, and the program is solved again. Where the optimum uses few outputs (Hamming
-    distortion once RR-LIP is infeasible: 4 of 128 at eps = 1, 22 at eps = 3) this takes 1-3
-    rounds on 7-20% of the entries: LIP d = 128 in 0.03 s against 0.36 s for the whole program
-    (d = 256: 0.13 s against 24 s). Returns None (solve the whole program) when the restricted
-    program is not solved, after RESTRICT_ROUNDS rounds, or once RESTRICT_SHARE of the entries is
-    active.
+    certificate (`Program.dual_bound` with these multipliers) checks it again. Otherwise entries
+    join with their rows, and the violated rows; `enter` = "entries": each input's entry of most
+    negative reduced cost and the RESTRICT_ENTRIES * d most negative of all, "outputs": the
+    RESTRICT_OUTPUTS outputs with the most negative reduced costs, whole. The program is one
+    HiGHS model grown in place, in the floor-pooled form (`pooled`), and its simplex goes on from
+    the last basis (added columns enter nonbasic at 0, added rows basic). Returns None (solve the
+    whole program) when the restricted program is not solved, after RESTRICT_ROUNDS rounds, or
+    once RESTRICT_SHARE of the entries is active.
+
+    Entries, not outputs, because the optimum's entries above their floor are few even where it
+    uses every output (LIP Hamming at eps = ln 2d, Dirichlet(1): 298 of 65,536 at d = 256 on 201
+    outputs; 1,214 of 1,048,576 at d = 1024); whole outputs then made the program the whole one
+    (d = 512: 65 s; d = 1024: not done in 13 min). `benchmarks/bench_restricted.py` compares the
+    two rules.
 
     start: `RawSolution.restricted` of a program of the same shape (the previous point of a
     sweep): its columns, rows and basis are the first round's.
@@ -487,64 +535,91 @@ def solve_restricted(prog: Program, time_limit: float | None = None, start: tupl
 
     t0 = time.perf_counter()
     d, m, nq = prog.d, prog.m, prog.d * prog.m
-    cost = prog.c[:nq].reshape(d, m)
+    work = pooled(prog) if prog.floors is not None else prog
+    cost = work.c[:nq].reshape(d, m)
+    k_eq = work.A_eq.shape[0]
+    A_csc = work.A_ub.tocsc()
     basis = None
-    if start is not None and start[0].size == prog.n and start[1].size == prog.b_ub.size:
+    if start is not None and start[0] == work.n and start[1] == work.b_ub.size:
         # the previous point's columns (among them a whole output: a constant channel, feasible)
         # and rows; the checks below price out everything else on this program
-        active, rows, basis = start[0].copy(), start[1].copy(), start[2]
+        cols, kept, basis = start[2].copy(), start[3].copy(), start[4]
     else:
-        active = np.zeros(prog.n, dtype=bool)
-        active[nq:] = True
-        active[np.arange(d) * m + cost.argmin(axis=1)] = True
+        first = np.zeros(work.n, dtype=bool)
+        first[nq:] = True
+        first[np.arange(d) * m + cost.argmin(axis=1)] = True
         for y in np.argsort(cost.sum(axis=0), kind="stable")[:RESTRICT_OUTPUTS]:
-            active[np.arange(d) * m + y] = True
-        touches = np.diff(prog.A_ub[:, :nq].tocsr().indptr) > 0
-        rows = ~touches | _aux_rows_that_bind(prog, touches)
-        rows[np.unique(prog.A_ub.tocsc()[:, np.flatnonzero(active[:nq])].indices)] = True
-    tol = 1e-10 * max(1.0, float(np.abs(prog.c).max()))     # HiGHS's own dual feasibility tolerance
+            first[np.arange(d) * m + y] = True
+        touches = np.diff(work.A_ub[:, :nq].tocsr().indptr) > 0
+        keep = ~touches | _aux_rows_that_bind(work, touches)
+        keep[np.unique(A_csc[:, np.flatnonzero(first[:nq])].indices)] = True
+        cols, kept = np.flatnonzero(first), np.flatnonzero(keep)
+    active = np.zeros(work.n, dtype=bool)
+    active[cols] = True
+    rows = np.zeros(work.b_ub.size, dtype=bool)
+    rows[kept] = True
+    tol = 1e-10 * max(1.0, float(np.abs(work.c).max()))     # HiGHS's own dual feasibility tolerance
+    inf = highspy.kHighsInf
+    h = new_highs()
+    h.setOptionValue("presolve", "off")
+    # model rows: the equality rows, then the kept inequality rows in the order they joined
+    load_rows(h, work.c[cols], sp.vstack([work.A_eq[:, cols], work.A_ub[kept][:, cols]]),
+              np.r_[work.b_eq, np.full(kept.size, -np.inf)], np.r_[work.b_eq, work.b_ub[kept]], work.lb[cols], work.ub[cols])
+    if basis is not None:
+        h.setOptionValue("simplex_dual_edge_weight_strategy", WARM_PRICING["restricted"])
+        h.setBasis(basis)
     for rounds in range(1, RESTRICT_ROUNDS + 1):
-        cols, kept = np.flatnonzero(active), np.flatnonzero(rows)
-        h = new_highs()
-        h.setOptionValue("presolve", "off")
         if time_limit is not None:
             left = time_limit - (time.perf_counter() - t0)
             if left <= 0:
                 return None
             h.setOptionValue("time_limit", float(left))
-        load_program(h, prog.c[cols], prog.A_ub[kept][:, cols], prog.b_ub[kept], prog.A_eq[:, cols], prog.b_eq,
-                     prog.lb[cols], prog.ub[cols])
-        if basis is not None and rounds == 1:
-            h.setOptionValue("simplex_dual_edge_weight_strategy", WARM_PRICING["restricted"])
-            h.setBasis(basis)
         h.run()
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             return None
         sol = h.getSolution()
-        z = np.zeros(prog.n)
+        z = np.zeros(work.n)
         z[cols] = sol.col_value
         y = np.asarray(sol.row_dual)
-        y_ub = np.zeros(prog.b_ub.size)
-        y_ub[kept] = y[:kept.size]
-        y_eq = y[kept.size:]
-        reduced = prog.c - prog.A_ub.T @ y_ub - prog.A_eq.T @ y_eq
-        enter = ~active & (reduced < -tol)
-        violated = ~rows & (prog.A_ub @ z > prog.b_ub + 1e-9)
-        if not enter.any() and not violated.any():
+        y_ub = np.zeros(work.b_ub.size)
+        y_ub[kept] = y[k_eq:]
+        y_eq = y[:k_eq]
+        reduced = work.c - work.A_ub.T @ y_ub - work.A_eq.T @ y_eq
+        entering = ~active & (reduced < -tol)
+        violated = ~rows & (work.A_ub @ z > work.b_ub + 1e-9)
+        if not entering.any() and not violated.any():
             text = f"Optimal (on {int(active[:nq].sum()):,} of {nq:,} channel entries, {rounds} round(s))"
-            return RawSolution("optimal", z, y_ub, y_eq, text, restricted=(active, rows, h.getBasis()))
-        # whole outputs enter, RESTRICT_OUTPUTS a round: those with the most negative reduced cost
-        worst = np.where(enter[:nq], reduced[:nq], 0.0).reshape(d, m).min(axis=0)
-        ys = np.argsort(worst, kind="stable")[:RESTRICT_OUTPUTS]
-        ys = ys[worst[ys] < -tol]
-        enter[:nq] = False
-        enter[(np.arange(d)[:, None] * m + ys[None, :]).ravel()] = True
-        enter &= ~active
-        active |= enter
-        if active[:nq].sum() > RESTRICT_SHARE * nq:
+            return RawSolution("optimal", z[:prog.n], y_ub, y_eq[:prog.A_eq.shape[0]], text,
+                               restricted=(work.n, work.b_ub.size, cols, kept, h.getBasis()))
+        red = np.where(entering[:nq], reduced[:nq], 0.0).reshape(d, m)
+        pick = np.zeros(nq, dtype=bool)
+        if enter == "outputs":
+            ys = np.argsort(red.min(axis=0), kind="stable")[:RESTRICT_OUTPUTS]
+            pick[(np.arange(d)[:, None] * m + ys[None, :]).ravel()] = True
+        else:
+            pick[np.arange(d) * m + red.argmin(axis=1)] = True
+            cand = np.flatnonzero(entering[:nq])
+            top = RESTRICT_ENTRIES * d
+            pick[cand[np.argpartition(reduced[cand], top)[:top]] if cand.size > top else cand] = True
+        new = np.concatenate([pick, np.zeros(work.n - nq, dtype=bool)]) & entering
+        if active[:nq].sum() + new.sum() > RESTRICT_SHARE * nq:
             return None
-        rows |= violated
-        rows[np.unique(prog.A_ub.tocsc()[:, np.flatnonzero(enter[:nq])].indices)] = True
+        J = np.flatnonzero(new)
+        C = sp.vstack([work.A_eq[:, J], work.A_ub[kept][:, J]], format="csc")
+        h.addCols(J.size, work.c[J], work.lb[J], np.where(np.isinf(work.ub[J]), inf, work.ub[J]),
+                  C.nnz, C.indptr[:-1].astype(np.int32), C.indices.astype(np.int32), C.data)
+        active[J] = True
+        cols = np.concatenate([cols, J])
+        joining = np.zeros(work.b_ub.size, dtype=bool)
+        joining[np.unique(A_csc[:, J].indices)] = True
+        R = np.flatnonzero((joining | violated) & ~rows)
+        if R.size:
+            rows[R] = True
+            M = work.A_ub[R][:, cols].tocsr()
+            h.addRows(R.size, np.full(R.size, -inf), work.b_ub[R].astype(float), M.nnz, M.indptr[:-1].astype(np.int32),
+                      M.indices.astype(np.int32), M.data)
+            kept = np.concatenate([kept, R])
+        h.setOptionValue("simplex_strategy", 0)      # primal simplex where the basis stays feasible
     return None
 
 
