@@ -243,9 +243,11 @@ def pooled(prog: Program) -> Program:
     cols = np.concatenate([A.col[~floor], n + group, aux0 + np.arange(G * m), n + np.arange(G)])
     vals = np.concatenate([A.data[~floor], np.full(d, scale), np.ones(G * m), -np.ones(G)])
     A_eq = sp.csr_matrix((vals, (rows, cols)), shape=(k + G, n + G))
-    A_ub = sp.csr_matrix((prog.A_ub.data, prog.A_ub.indices, prog.A_ub.indptr), shape=(prog.A_ub.shape[0], n + G))
-    return Program(d, m, np.r_[prog.c, np.zeros(G)], A_ub, prog.b_ub, A_eq, np.r_[prog.b_eq, np.zeros(G)],
-                   np.r_[prog.lb, np.zeros(G)], np.r_[prog.ub, np.full(G, np.inf)], prog.conic)
+    def wide(M):
+        return sp.csr_matrix((M.data, M.indices, M.indptr), shape=(M.shape[0], n + G))
+
+    return Program(d, m, np.r_[prog.c, np.zeros(G)], wide(prog.A_ub), prog.b_ub, A_eq, np.r_[prog.b_eq, np.zeros(G)],
+                   np.r_[prog.lb, np.zeros(G)], np.r_[prog.ub, np.full(G, np.inf)], prog.conic, lift=wide(prog.lift))
 
 
 class _Triplets:
