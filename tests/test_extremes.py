@@ -96,8 +96,9 @@ def test_bayes_vertex_enumeration_and_structured_pricing_agree(seed):
 def test_a_generic_pricing_lp_the_dual_simplex_cannot_start_is_solved_by_the_primal_one():
     """DI at 19.4 nats on a prior spanning 4,470 (rows spanning 1e9 in u = post / P): HiGHS's dual
     simplex stops "Not Set" from scratch on three of the starting columns' LPs, and the generic
-    column generation raised; `solve` then returned the constant channel (I = 0, no bound). The
-    truth: the LP over every vertex (Qhull), here d = 6."""
+    column generation raised; `solve` then returned the constant channel (I = 0, no bound). Its
+    posteriors' smallest coordinates then missed the audit's ratios (an LP's absolute tolerance)
+    until `posterior.snap`. The truth: the LP over every vertex (Qhull), here d = 6."""
     P = np.array([0.8505945183841102, 0.11637263091262035, 0.00019038272987907285, 0.0006286925672339998,
                   0.0005849944197860641, 0.031628780986370265])
     problem = co.Problem(prior=P, privacy=[co.DI(19.40450395025332)], utility=co.Bayes("mutual-information"))
@@ -107,7 +108,43 @@ def test_a_generic_pricing_lp_the_dual_simplex_cannot_start_is_solved_by_the_pri
     assert r.certificate is not None and r.certificate.details["algorithm"] == "column-generation"
     assert co.audit(problem, r.full_channel).ok
     assert r.certificate.bound >= exact.objective - 1e-9
-    assert r.objective == pytest.approx(exact.objective, abs=1e-4)       # was 0: the constant channel
+    # was 0 (the constant channel); then 3e-5 below, `local`, until its posteriors were snapped
+    assert r.status == "optimal", r.message
+    assert r.objective == pytest.approx(exact.objective, abs=1e-9)
+
+
+def test_snap_raises_clipped_coordinates_of_ldp_vertices_onto_their_exact_ratios():
+    """`posterior.snap` against LDP's vertices in closed form, P (1 + (e^eps - 1) 1_S) normalized,
+    whose coordinates of prior 1e-11 and 3e-10 were clipped to 0 (as a pricing LP's absolute
+    tolerance leaves them): each snapped posterior meets every ratio row to round-off; one whose
+    clipped coordinates lie outside S is the exact vertex again, to 1e-12 relative in every
+    coordinate (a clipped coordinate in S comes back at the least admissible value, outside S: a
+    neighbouring vertex, a few 1e-9 away); posteriors with nothing clipped move by round-off only."""
+    from channelopt.methods.posterior import posterior_rows, snap
+
+    rng = np.random.default_rng(3)
+    d, eps = 7, 2.5
+    P = rng.dirichlet(np.ones(d))
+    P[[1, 4]] = [1e-11, 3e-10]
+    P /= P.sum()
+    problem = co.Problem(prior=P, privacy=[co.LDP(eps)], utility=co.Bayes("mutual-information"))
+    A = posterior_rows(problem)
+    S = rng.random((12, d)) < 0.5
+    exact = P * (1 + np.expm1(eps) * S)
+    exact /= exact.sum(axis=1, keepdims=True)
+    clipped = exact.copy()
+    clipped[:6, [1, 4]] = 0.0
+    def broken(V):                # the largest violation of a row, relative to its terms
+        terms = np.abs(A) @ V.T
+        return np.max(np.divide(A @ V.T, terms, out=np.zeros_like(terms), where=terms > 0))
+
+    snapped = snap(clipped, A)
+    assert broken(clipped) > 0.9 and broken(snapped) <= 1e-15
+    assert np.abs(snapped - exact).max() <= 2 * np.expm1(eps) * P[[1, 4]].sum()     # (and the normalization)
+    out = np.flatnonzero(~S[:6, 1] & ~S[:6, 4])                   # both clipped coordinates outside S
+    assert out.size >= 3
+    assert np.allclose(snapped[out] / exact[out], 1.0, rtol=0, atol=1e-12)
+    assert np.allclose(snapped[6:], exact[6:], rtol=1e-15, atol=0)       # nothing to raise but round-off
 
 
 def pairwise_lp(problem: co.Problem, budgets) -> float:

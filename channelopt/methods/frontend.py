@@ -45,7 +45,7 @@ from . import map_lp
 from .closed import closed_form_result
 from .local import local_search
 from .lp import FARKAS_TOL, SPAN_LIMITS, Program, RawSolution, Relaxation, build, relaxed
-from .posterior import (BESIDE_MAX_D, TIME_LIMIT, Beside, channel_from_weights, closed_form_vertices,
+from .posterior import (BESIDE_MAX_D, TIME_LIMIT, Beside, channel_from_weights, closed_form_vertices, snapped_channel,
                         column_generation, enumerate_and_solve, posterior_rows)
 from .result import NEGLIGIBLE_COLUMN, Certificate, PosteriorSolution, Result, clean, reported_bound
 from .structured import Family, family_for
@@ -484,6 +484,13 @@ def solve_bayes(problem: Problem, method: str, posterior: str = "auto", starts: 
                           message=f"no channel of the problem found ({record['message']}): " + "; ".join(reasons))
         q = fitted
     else:
+        if plan.rows is not None and plan.rows.size and not _passes(problem, q):
+            # the better of the snapped channel and the repair of q that `bayes_result` would make
+            snapped = snapped_channel(solved.V, solved.w, problem.prior, plan.rows)
+            if _passes(problem, snapped):
+                repaired = audited(problem, clean(q, 0.0)[0], "the channel", with_measures=False)[0]
+                if problem.utility.gain(problem, snapped) >= problem.utility.gain(problem, repaired):
+                    q = snapped
         q = np.hstack([q, np.zeros((problem.d, problem.m - q.shape[1]))])
     result = bayes_result(problem, q, solved, reasons, method, attempts[-1]["message"] if reasons else "")
     if result.status == "inaccurate":
@@ -628,6 +635,12 @@ def fit_problem(problem: Problem, q: np.ndarray, starts: int, seed: int,
     if merged is not None and (q_local is None or problem.utility.gain(problem, merged) >= gain):
         return merged, {**record, "status": "local", "message": record["message"] + "; the merged outputs were best"}
     return q_local, record
+
+
+def _passes(problem: Problem, q: np.ndarray) -> bool:
+    """Whether q, cleaned as `bayes_result` cleans it, passes the audit."""
+    cleaned, _ = clean(q, 0.0)
+    return cleaned is not None and audit(problem, cleaned, with_measures=False).ok
 
 
 def bayes_result(problem: Problem, q: np.ndarray, solved: PosteriorSolution, reasons: list[str],
