@@ -488,8 +488,9 @@ def solve_bayes(problem: Problem, method: str, posterior: str = "auto", starts: 
             # the better of the snapped channel and the repair of q that `bayes_result` would make
             snapped = snapped_channel(solved.V, solved.w, problem.prior, plan.rows)
             if _passes(problem, snapped):
-                repaired = audited(problem, clean(q, 0.0)[0], "the channel", with_measures=False)[0]
-                if problem.utility.gain(problem, snapped) >= problem.utility.gain(problem, repaired):
+                cleaned = clean(q, 0.0)[0]
+                if cleaned is None or problem.utility.gain(problem, snapped) >= problem.utility.gain(
+                        problem, audited(problem, cleaned, "the channel", with_measures=False)[0]):
                     q = snapped
         q = np.hstack([q, np.zeros((problem.d, problem.m - q.shape[1]))])
     result = bayes_result(problem, q, solved, reasons, method, attempts[-1]["message"] if reasons else "")

@@ -233,6 +233,8 @@ def pooled(prog: Program) -> Program:
     1,023 entries and 262,144 floor coefficients. Whole programs gain less or lose (LIP at d =
     128, eps = 1: Hamming 0.36 -> 1.36 s, MAE 3.95 -> 3.29 s), so `build` keeps the rows as
     they are."""
+    if prog.floors is None:                     # no floor substituted: nothing to pool
+        return prog
     d, m, n = prog.d, prog.m, prog.n
     aux0, group, scale = prog.floors
     G = int(group.max()) + 1
@@ -537,7 +539,7 @@ def solve_restricted(prog: Program, time_limit: float | None = None, start: tupl
 
     t0 = time.perf_counter()
     d, m, nq = prog.d, prog.m, prog.d * prog.m
-    work = pooled(prog) if prog.floors is not None else prog
+    work = pooled(prog)
     cost = work.c[:nq].reshape(d, m)
     k_eq = work.A_eq.shape[0]
     A_csc = work.A_ub.tocsc()
