@@ -227,12 +227,13 @@ def pooled(prog: Program) -> Program:
     feasible set (the l fix T). T_g >= 0 has no upper bound, so at an optimum it is basic or at 0,
     and the multipliers of prog's own rows then price prog's floor columns as the pooled program
     prices them, or higher. (With T_g <= 1 / scale, a MinID-LDP group of inputs all on their
-    floor put T_g at that bound, and prog's dual bound from those multipliers fell 6% short.) A
-    program on a few
-    entries (`solve_restricted`) is otherwise mostly this floor block: LIP Hamming at d = 512,
-    1,023 entries and 262,144 floor coefficients. Whole programs gain less or lose (LIP at d =
-    128, eps = 1: Hamming 0.36 -> 1.36 s, MAE 3.95 -> 3.29 s), so `build` keeps the rows as
-    they are."""
+    floor put T_g at that bound, and prog's dual bound from those multipliers fell 6% short.)
+
+    A program on a few entries (`solve_restricted`) is otherwise mostly this floor block: LIP
+    Hamming at d = 512, 1,023 entries and 262,144 floor coefficients. Whole programs gain less or
+    lose (LIP at d = 128, eps = 1: Hamming 0.36 -> 1.36 s, MAE 3.95 -> 3.29 s), and so does the
+    reduced LP on the top outputs (LIP MAE d = 512 10.4 -> 7.3 s, MinID-LDP d = 256 3.0 -> 3.1 s),
+    so `build` keeps the rows as they are."""
     if prog.floors is None:                     # no floor substituted: nothing to pool
         return prog
     d, m, n = prog.d, prog.m, prog.n
@@ -245,6 +246,7 @@ def pooled(prog: Program) -> Program:
     cols = np.concatenate([A.col[~floor], n + group, aux0 + np.arange(G * m), n + np.arange(G)])
     vals = np.concatenate([A.data[~floor], np.full(d, scale), np.ones(G * m), -np.ones(G)])
     A_eq = sp.csr_matrix((vals, (rows, cols)), shape=(k + G, n + G))
+
     def wide(M):
         return sp.csr_matrix((M.data, M.indices, M.indptr), shape=(M.shape[0], n + G))
 
@@ -479,12 +481,13 @@ fresh solves at d = 32 / 64 / 128, against 1.71x / 2.83x / 2.54x."""
 RESTRICT_MIN = 4096
 """Channel entries (d * m) from which a substituted program is first solved on a few outputs."""
 RESTRICT_OUTPUTS, RESTRICT_ROUNDS, RESTRICT_SHARE, RESTRICT_ENTRIES = 8, 40, 0.5, 3
-"""Outputs whose every entry starts in the restricted program (and that enter it per round);
-pricing rounds, and the share of the entries active, before giving up. Measured on 90 Hamming
-programs (LIP, LDP, MinID-LDP; d = 64 / 128 / 256; eps 0.5..4; two priors): 13.2 s in all with
-(8 rounds, half) against 19.7 s with (4, a quarter); LIP d = 256 eps = 4 2.9 s against 6.9 s,
-LIP d = 64 eps = 2 / 3 about 2x faster; worse by 20 ms where the optimum uses most outputs
-(LIP d = 64 eps = 4: both give up). `benchmarks/bench_restricted.py` reruns the comparison."""
+"""Outputs whose every entry starts in the restricted program (and that enter it per round by the
+"outputs" rule); pricing rounds, and the share of the entries active, before giving up; entries
+that enter per round and input by the "entries" rule (each input's best, and this many times d
+of all). On 108 Hamming programs (LIP, LDP, MinID-LDP; d = 64 / 128 / 256; eps 0.5..4 and ln 2d;
+two priors; `benchmarks/bench_restricted.py`): 8.3 s in all by entries against 12.0 s by whole
+outputs; at d = 1024, eps = ln 2d (LIP), 1 / 3 / 6 / 10 times d of all took 20 / 12.8 / 13.1 /
+10.5 s (76,346 entries active at 10)."""
 
 
 def restrictable(prog: Program) -> bool:
