@@ -343,6 +343,16 @@ def rr_lip_hamming(prior, eps: float, m: int | None = None) -> ClosedForm:
     A = 1.0 - (1.0 - P @ P) / e
     Lam = (A - P) / (1.0 - 1.0 / e) if e > 1 else np.zeros(d)
     alpha = P * (1.0 - Lam / e)
+    if d > 1 and np.all(alpha + P * _other(Lam, np.min) / e >= 0):
+        # no multiplier clipped: C[x, y] = P_x kappa_y off the diagonal (rank one), so each row's
+        # largest entry is found in O(d) (dense below; the two agree to round-off, tested)
+        Lsum = (alpha.sum() - alpha) + (1.0 - P) * Lam / e  # Lambda_y as the multipliers give it
+        kappa = (Lam - Lsum) / e
+        top = np.maximum(P * _other(kappa, np.max), P - alpha - P * Lsum / e)   # off the diagonal, on it
+        if m > d:
+            top = np.maximum(top, -alpha)                  # the outputs no input reports
+        return ClosedForm("rr-lip", q, float(1.0 - (alpha.sum() + np.maximum(top, 0.0).sum())),
+                          "LIP-TDSC Theorem 3 (RR-LIP)", {})
     lam = np.maximum(alpha[None, :] + P[None, :] * Lam[:, None] / e, 0.0)   # lam[y, x]
     np.fill_diagonal(lam, 0.0)
     lam[:, P <= 0] = 0.0
@@ -352,3 +362,11 @@ def rr_lip_hamming(prior, eps: float, m: int | None = None) -> ClosedForm:
     C[:, :d] += -P[:, None] * Lsum[None, :] / e + lam.T    # C[x, y]: -alpha_x - P_x Lambda_y / e + lam[y, x]
     C[np.arange(d), np.arange(d)] += P
     return ClosedForm("rr-lip", q, _hamming_bound(alpha, C), "LIP-TDSC Theorem 3 (RR-LIP)", {})
+
+
+def _other(v: np.ndarray, pick) -> np.ndarray:
+    """For each x, `pick` (np.min or np.max) of v over the entries other than x (d >= 2)."""
+    order = np.argsort(v) if pick is np.min else np.argsort(-v)
+    out = np.full(v.size, v[order[0]])
+    out[order[0]] = v[order[1]]
+    return out

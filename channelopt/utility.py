@@ -103,11 +103,23 @@ class Distortion:
     def floor(self, problem) -> float:
         """max over cost priors of sum_x P_x min_y D[x, y]: no channel has a lower `evaluate`
         (each input's row of q averages its row of D), the trivial bound."""
-        return float(np.max(self.cost_priors(problem) @ self.matrix_for(problem).min(axis=1)))
+        return float(np.max(self.cost_priors(problem) @ self.least(problem)))
+
+    def least(self, problem) -> np.ndarray:
+        """min_y D[x, y] for each input x (Hamming: 0 where x has its own output, without D)."""
+        if self.kind == "hamming":
+            return (np.arange(problem.d) >= problem.m).astype(float)
+        return self.matrix_for(problem).min(axis=1)
 
     def evaluate(self, problem, q: np.ndarray) -> float:
         """max over cost priors of E[D] = sum_x P_x sum_y q[x, y] D[x, y]."""
-        per_input = (np.asarray(q) * self.matrix_for(problem)).sum(axis=1)
+        q = np.asarray(q)
+        if self.kind == "hamming":                      # D = 1 - I, never written out (d = 1024: 8 MB)
+            k = min(q.shape)
+            per_input = q.sum(axis=1)
+            per_input[:k] -= q[np.arange(k), np.arange(k)]
+        else:
+            per_input = (q * self.matrix_for(problem)).sum(axis=1)
         return float(np.max(self.cost_priors(problem) @ per_input))
 
     def plain_hamming(self, problem) -> bool:

@@ -100,6 +100,52 @@ def test_the_hamming_bounds_are_valid_even_where_the_form_is_not_optimal():
         assert rr_lip_hamming(P, eps).loss_bound <= lp(hamming(P, co.LIP(eps))).objective + 1e-9
 
 
+def test_rr_lip_bound_in_linear_time_equals_the_dense_multipliers():
+    """`rr_lip_hamming` finds each row's largest reduced cost in O(d) where no multiplier is
+    clipped (off the diagonal C[x, y] = P_x kappa_y); against the d x m reduced costs written from
+    its docstring's multipliers (lam[y, x] = max(alpha_x + P_x Lambda_y / e^eps, 0)) and the
+    Lagrangian bound taken row by row, on priors with zeros, extra outputs and budgets where
+    multipliers clip (the dense path then runs)."""
+    r = np.random.default_rng(8)
+    for _ in range(300):
+        d = int(r.integers(2, 30))
+        P = r.dirichlet(np.ones(d) * float(r.choice([0.2, 1.0, 50.0])))
+        if r.random() < 0.2:
+            P[r.integers(d)] = 0.0
+            P /= P.sum()
+        eps = float(r.choice([r.uniform(0.01, 1), r.uniform(1, 8), r.uniform(8, 30)]))
+        m = d if r.random() < 0.7 else d + int(r.integers(1, 4))
+        e = math.exp(eps)
+        A = 1.0 - (1.0 - P @ P) / e
+        Lam = (A - P) / (1.0 - 1.0 / e)
+        alpha = P * (1.0 - Lam / e)
+        C = np.full((d, m), 0.0) - alpha[:, None]
+        for y in range(d):
+            lam = [max(alpha[x] + P[x] * Lam[y] / e, 0.0) if x != y and P[x] > 0 else 0.0 for x in range(d)]
+            for x in range(d):
+                C[x, y] += -P[x] * sum(lam) / e + lam[x] + (P[x] if x == y else 0.0)
+        dense = 1.0 - (alpha.sum() + np.maximum(C.max(axis=1), 0.0).sum())
+        assert rr_lip_hamming(P, eps, m).loss_bound == pytest.approx(dense, rel=1e-13, abs=1e-15)
+
+
+def test_hamming_evaluate_and_floor_without_the_matrix_equal_the_matrix_forms():
+    """Hamming's `evaluate`, `floor` and best response never write 1 - I; against the distortion
+    matrix itself (`kind = 'distortion'`) with fewer and more outputs than inputs."""
+    from channelopt.methods.closed import best_response
+
+    r = np.random.default_rng(4)
+    for d, m in ((5, 5), (6, 3), (3, 7)):
+        P = r.dirichlet(np.ones(d))
+        q = r.dirichlet(np.ones(m), size=d)
+        D = np.ones((d, m))
+        D[np.arange(min(d, m)), np.arange(min(d, m))] = 0.0
+        ham = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Distortion("hamming"), output_size=m)
+        mat = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Distortion("distortion", matrix=D), output_size=m)
+        assert ham.utility.evaluate(ham, q) == pytest.approx(mat.utility.evaluate(mat, q), rel=1e-15)
+        assert ham.utility.floor(ham) == mat.utility.floor(mat)
+        assert np.array_equal(best_response(ham)[0], best_response(mat)[0])
+
+
 def test_direct_release_is_returned_when_every_notion_allows_it():
     p = load_problem(PROBLEMS / "pufferfish_direct_release.toml")
     r = co.solve(p)

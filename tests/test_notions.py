@@ -125,6 +125,37 @@ def test_audit_matches_reference_on_random_channels(seed):
         assert leak(pi, q) == pytest.approx(ref.idldp_ratio(lambda x, y: r(eps[x], eps[y]), ql))
 
 
+def test_lift_extremes_equal_the_lifts_entry_by_entry_with_zeros_and_boundary_secrets():
+    """`lift_extremes` takes each output's extreme lifts from its column's extremes; the reference
+    forms every lift Pr(y | g) / Pr(y) (`reference.lift_bounds`). Channels with zero entries and
+    zero columns, secrets with a zero prior or a zero conditional (outputs one secret never takes,
+    lam = 0 < Pr(y | g) on the boundary: +inf)."""
+    from channelopt.notions.lip import lift_extremes
+    from channelopt.problem import Joint
+
+    r = np.random.default_rng(11)
+    infinite = 0
+    for _ in range(400):
+        d, m, k = int(r.integers(1, 6)), int(r.integers(1, 6)), int(r.integers(1, 4))
+        q = r.dirichlet(np.ones(m), size=d)
+        q[r.random((d, m)) < 0.4] = 0.0
+        q[np.arange(d), r.integers(m, size=d)] += 0.1
+        q /= q.sum(axis=1, keepdims=True)
+        pg, T = r.dirichlet(np.ones(k)), r.dirichlet(np.ones(d), size=k)
+        if r.random() < 0.3 and k > 1:
+            pg[0] = 0.0
+            pg /= pg.sum()
+        if r.random() < 0.5:
+            T[r.random((k, d)) < 0.4] = 0.0
+            T[np.arange(k), r.integers(d, size=k)] += 0.1
+            T /= T.sum(axis=1, keepdims=True)
+        low, up = ref.lift_bounds(pg.tolist(), T.tolist(), q.tolist())
+        got = lift_extremes(Joint(pg, T), q)
+        infinite += bool(np.isinf(up) or np.isinf(low))
+        assert got == (pytest.approx(low, rel=1e-12, abs=1e-15), pytest.approx(up, rel=1e-12, abs=1e-15))
+    assert infinite >= 20                              # the boundary cases occur
+
+
 def test_zero_entry_makes_lip_and_ldp_infinite():
     q = np.array([[0.5, 0.5], [0.0, 1.0]])
     p = co.Problem(prior=[0.5, 0.5], privacy=[co.LDP(1), co.LIP(1), co.DI(1)])

@@ -107,14 +107,17 @@ def lift_extremes(joint: Joint, q: np.ndarray) -> tuple[float, float]:
     """
     cond = joint.given(q)
     lam = joint.prior_x @ q
-    used = (lam > 0) | (cond.max(axis=0) > 0)
+    top, bottom = cond.max(axis=0), cond.min(axis=0)   # a column's extreme lifts are its extremes / lam
+    used = (lam > 0) | (top > 0)
     if not used.any():
         return 0.0, 0.0
+    lam, top, bottom = lam[used], top[used], bottom[used]
+    seen = lam > 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        lift = cond[:, used] / lam[used]               # one division per entry; logs of the extremes only
-    lift[np.isnan(lift)] = 1.0                         # 0 / 0: an output this secret and Y never take
-    with np.errstate(divide="ignore"):
-        lo, hi = float(np.log(lift.min())), float(np.log(lift.max()))
+        hi_lift = np.where(seen, top / lam, np.inf)
+        # lam = 0 < top: 0 / 0 is an output this secret and Y never take (lift 1), the rest inf
+        lo_lift = np.where(seen, bottom / lam, np.where(bottom > 0, np.inf, 1.0))
+        lo, hi = float(np.log(lo_lift.min())), float(np.log(hi_lift.max()))
     return max(0.0, -lo), max(0.0, hi)                 # 0.0 first: never -0.0
 
 
