@@ -113,6 +113,23 @@ def test_a_generic_pricing_lp_the_dual_simplex_cannot_start_is_solved_by_the_pri
     assert r.objective == pytest.approx(exact.objective, abs=1e-9)
 
 
+def test_qhull_vertices_off_their_ratio_rows_are_raised_onto_them_not_refused():
+    """DI at 18 nats with a prior entry of 7.3e-9: Qhull's vertices broke the ratio rows by 1.6e-8
+    (past VERTEX_TOL) and enumeration raised "vertex enumeration produced a point violating the
+    constraints". Raised onto their rows (`posterior.snap`), they give the optimum the column
+    generation certifies by its own pricing (a second method)."""
+    P = np.array([0.17222741012985962, 7.279928106445754e-09, 0.32781570684425426, 0.09042429665644375,
+                  0.21068913176568002, 0.19884344732383422])
+    problem = co.Problem(prior=P, privacy=[co.DI(17.9816967849932)], utility=co.Bayes("histogram-mse"))
+    a = co.solve(problem, bayes_options={"posterior": "enumerate"})
+    b = co.solve(problem, bayes_options={"posterior": "columns"}, time_limit=30)
+    assert a.status == "optimal" and a.certificate.details["algorithm"] == "vertex-enumeration"
+    assert b.status == "optimal"
+    assert a.objective == pytest.approx(b.objective, abs=1e-9)
+    for x, y in ((a, b), (b, a)):
+        assert x.certificate.bound <= y.objective + 1e-9            # MSE: each bound below the other's channel
+
+
 def test_snap_raises_clipped_coordinates_of_ldp_vertices_onto_their_exact_ratios():
     """`posterior.snap` against LDP's vertices in closed form, P (1 + (e^eps - 1) 1_S) normalized,
     whose coordinates of prior 1e-11 and 3e-10 were clipped to 0 (as a pricing LP's absolute

@@ -34,7 +34,8 @@ from .result import PosteriorSolution, reported_bound
 from .structured import SLOPE
 
 VERTEX_TOL = 1e-9
-"""A vertex from Qhull is kept if it violates no constraint by more than this (then projected)."""
+"""A vertex from Qhull is kept if it violates no constraint by more than this (then projected);
+one that does is first raised onto its two-term rows (`snap`)."""
 
 
 def posterior_rows(problem) -> np.ndarray:
@@ -113,6 +114,11 @@ class _Halfspaces:
         _, first = np.unique(np.round(Y / colscale, 12), axis=0, return_index=True)
         Y = Y[np.sort(first)]
         viol = (Y @ self.As.T).max(axis=1) if self.As.size else np.zeros(len(Y))
+        if np.any(viol > VERTEX_TOL):              # tiny coordinates off their ratio rows: raised onto them
+            off = viol > VERTEX_TOL
+            Y[off] = snap(Y[off], self.As)
+            Y[off] /= (Y[off] @ s)[:, None]
+            viol = (Y @ self.As.T).max(axis=1)
         if np.any(viol > VERTEX_TOL):
             raise ProblemError(f"vertex enumeration produced a point violating the constraints by {viol.max():.2e}")
         return Y * s[None, :]
