@@ -114,10 +114,11 @@ class Distortion:
     def evaluate(self, problem, q: np.ndarray) -> float:
         """max over cost priors of E[D] = sum_x P_x sum_y q[x, y] D[x, y]."""
         q = np.asarray(q)
-        if self.kind == "hamming":                      # D = 1 - I, never written out (d = 1024: 8 MB)
-            k = min(q.shape)
-            per_input = q.sum(axis=1)
-            per_input[:k] -= q[np.arange(k), np.arange(k)]
+        if self.kind == "hamming":                      # D = 1 - I, not written out: q off its diagonal
+            off = np.array(q, dtype=float)              # (summed as q * D sums it: no 1 - q[x, x], which
+            k = min(off.shape)                          # cancels where q[x, x] is near 1)
+            off[np.arange(k), np.arange(k)] = 0.0
+            per_input = off.sum(axis=1)
         else:
             per_input = (q * self.matrix_for(problem)).sum(axis=1)
         return float(np.max(self.cost_priors(problem) @ per_input))
