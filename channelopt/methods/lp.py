@@ -361,7 +361,7 @@ def _same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
 
 @dataclass
 class RawSolution:
-    status: str               # optimal | infeasible | failed
+    status: str               # optimal | infeasible | failed | time_limit (a feasible point, not optimal)
     z: np.ndarray | None
     y_ub: np.ndarray | None
     y_eq: np.ndarray | None
@@ -527,7 +527,11 @@ def solve_restricted(prog: Program, time_limit: float | None = None, start: tupl
     HiGHS model grown in place, in the floor-pooled form (`pooled`), and its simplex goes on from
     the last basis (added columns enter nonbasic at 0, added rows basic). Returns None (solve the
     whole program) when the restricted program is not solved, after RESTRICT_ROUNDS rounds, or
-    once RESTRICT_SHARE of the entries is active.
+    once RESTRICT_SHARE of the entries is active. When `time_limit` runs out first, it returns its
+    last point that meets every row of the whole program (status "time_limit", with that round's
+    multipliers, whose `Program.dual_bound` holds for any multipliers), or None if no round got
+    that far: LIP Hamming at d = 512, eps = ln 2d, with 1 s left, had returned the trivial
+    channel (Hamming loss 0.987; the optimum 0.026).
 
     Entries, not outputs, because the optimum's entries above their floor are few even where it
     uses every output (LIP Hamming at eps = ln 2d, Dirichlet(1): 298 of 65,536 at d = 256 on 201
@@ -576,15 +580,16 @@ def solve_restricted(prog: Program, time_limit: float | None = None, start: tupl
         h.setOptionValue("simplex_dual_edge_weight_strategy", WARM_PRICING["restricted"])
         h.setBasis(basis)
     cold = False
+    incumbent = None        # the last point feasible for the whole program, kept for a time limit
     for rounds in range(1, RESTRICT_ROUNDS + 1):
         if time_limit is not None:
             left = time_limit - (time.perf_counter() - t0)
             if left <= 0:
-                return None
-            h.setOptionValue("time_limit", float(left))
+                return incumbent
+            h.setOptionValue("time_limit", h.getRunTime() + float(left))   # HiGHS's clock adds up over runs
         h.run()
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-            return None
+            return incumbent if h.getModelStatus() == highspy.HighsModelStatus.kTimeLimit else None
         sol = h.getSolution()
         z = np.zeros(work.n)
         z[cols] = sol.col_value
@@ -596,6 +601,10 @@ def solve_restricted(prog: Program, time_limit: float | None = None, start: tupl
         entering = ~active & (reduced < -tol)
         broken = work.A_ub @ z > work.b_ub + 1e-9
         violated = ~rows & broken
+        if not broken.any():
+            incumbent = RawSolution("time_limit", z[:prog.n], y_ub, y_eq[:prog.A_eq.shape[0]],
+                                    f"time limit reached after {rounds} round(s) of the restricted program; its last "
+                                    "point is feasible for the whole program, its multipliers bound it")
         if not entering.any() and not violated.any():
             if broken.any() and not cold:
                 # a warm simplex can leave a kept row broken past 1e-9 after HiGHS's own scaling
