@@ -103,13 +103,17 @@ class Distortion:
     def floor(self, problem) -> float:
         """max over cost priors of sum_x P_x min_y D[x, y]: no channel has a lower `evaluate`
         (each input's row of q averages its row of D), the trivial bound."""
-        return float(np.max(self.cost_priors(problem) @ self.least(problem)))
+        return float(np.max(self.cost_priors(problem) @ self.least(problem)[1]))
 
-    def least(self, problem) -> np.ndarray:
-        """min_y D[x, y] for each input x (Hamming: 0 where x has its own output, without D)."""
+    def least(self, problem) -> tuple[np.ndarray, np.ndarray]:
+        """(argmin_y D[x, y], min_y D[x, y]) for each input x (Hamming: x itself at loss 0 where x
+        has its own output, else output 0 at loss 1, without writing D)."""
         if self.kind == "hamming":
-            return (np.arange(problem.d) >= problem.m).astype(float)
-        return self.matrix_for(problem).min(axis=1)
+            x = np.arange(problem.d)
+            return np.where(x < problem.m, x, 0), (x >= problem.m).astype(float)
+        D = self.matrix_for(problem)
+        best = np.argmin(D, axis=1)
+        return best, D[np.arange(problem.d), best]
 
     def evaluate(self, problem, q: np.ndarray) -> float:
         """max over cost priors of E[D] = sum_x P_x sum_y q[x, y] D[x, y]."""

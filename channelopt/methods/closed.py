@@ -45,12 +45,9 @@ def best_response(problem: Problem) -> tuple[np.ndarray, float]:
     (ndarray, float)
         The channel and the distortion's own minimum, a lower bound for every channel.
     """
-    util = problem.utility
-    best = (np.where(np.arange(problem.d) < problem.m, np.arange(problem.d), 0) if util.kind == "hamming"
-            else np.argmin(util.matrix_for(problem), axis=1))      # (Hamming: argmin of 1 - I, without it)
     q = np.zeros((problem.d, problem.m))
-    q[np.arange(problem.d), best] = 1.0
-    return q, util.floor(problem)
+    q[np.arange(problem.d), problem.utility.least(problem)[0]] = 1.0
+    return q, problem.utility.floor(problem)
 
 
 def candidates(problem: Problem, warm: top_outputs.Warm | None = None, time_limit: float | None = None):

@@ -484,14 +484,14 @@ def solve_bayes(problem: Problem, method: str, posterior: str = "auto", starts: 
                           message=f"no channel of the problem found ({record['message']}): " + "; ".join(reasons))
         q = fitted
     else:
-        if plan.rows is not None and plan.rows.size and not _passes(problem, q):
+        cleaned = clean(q, 0.0)[0]                   # as `bayes_result` cleans it
+        if plan.rows is not None and plan.rows.size and not _passes(problem, cleaned):
             # the better of the snapped channel and the repair of q that `bayes_result` would make
             snapped = snapped_channel(solved.V, solved.w, problem.prior, plan.rows)
-            if _passes(problem, snapped):
-                cleaned = clean(q, 0.0)[0]
-                if cleaned is None or problem.utility.gain(problem, snapped) >= problem.utility.gain(
-                        problem, audited(problem, cleaned, "the channel", with_measures=False)[0]):
-                    q = snapped
+            if _passes(problem, clean(snapped, 0.0)[0]) and (cleaned is None or problem.utility.gain(
+                    problem, snapped) >= problem.utility.gain(problem, audited(problem, cleaned, "the channel",
+                                                                                with_measures=False)[0])):
+                q = snapped
         q = np.hstack([q, np.zeros((problem.d, problem.m - q.shape[1]))])
     result = bayes_result(problem, q, solved, reasons, method, attempts[-1]["message"] if reasons else "")
     if result.status == "inaccurate":
@@ -638,9 +638,8 @@ def fit_problem(problem: Problem, q: np.ndarray, starts: int, seed: int,
     return q_local, record
 
 
-def _passes(problem: Problem, q: np.ndarray) -> bool:
-    """Whether q, cleaned as `bayes_result` cleans it, passes the audit."""
-    cleaned, _ = clean(q, 0.0)
+def _passes(problem: Problem, cleaned: np.ndarray | None) -> bool:
+    """Whether a cleaned channel (None: cleaning rejected it) passes the audit."""
     return cleaned is not None and audit(problem, cleaned, with_measures=False).ok
 
 

@@ -601,10 +601,11 @@ def solve_restricted(prog: Program, time_limit: float | None = None, start: tupl
         entering = ~active & (reduced < -tol)
         broken = work.A_ub @ z > work.b_ub + 1e-9
         violated = ~rows & broken
+        point = (z[:prog.n], y_ub, y_eq[:prog.A_eq.shape[0]])      # in prog's own columns and rows
         if not broken.any():
-            incumbent = RawSolution("time_limit", z[:prog.n], y_ub, y_eq[:prog.A_eq.shape[0]],
-                                    f"time limit reached after {rounds} round(s) of the restricted program; its last "
-                                    "point is feasible for the whole program, its multipliers bound it")
+            incumbent = RawSolution("time_limit", *point, f"time limit reached after {rounds} round(s) of the "
+                                    "restricted program; its last point is feasible for the whole program, its "
+                                    "multipliers bound it")
         if not entering.any() and not violated.any():
             if broken.any() and not cold:
                 # a warm simplex can leave a kept row broken past 1e-9 after HiGHS's own scaling
@@ -613,8 +614,7 @@ def solve_restricted(prog: Program, time_limit: float | None = None, start: tupl
                 cold = True
                 continue
             text = f"Optimal (on {int(active[:nq].sum()):,} of {nq:,} channel entries, {rounds} round(s))"
-            return RawSolution("optimal", z[:prog.n], y_ub, y_eq[:prog.A_eq.shape[0]], text,
-                               restricted=(work.n, work.b_ub.size, cols, kept, h.getBasis()))
+            return RawSolution("optimal", *point, text, restricted=(work.n, work.b_ub.size, cols, kept, h.getBasis()))
         red = np.where(entering[:nq], reduced[:nq], 0.0).reshape(d, m)
         pick = np.zeros(nq, dtype=bool)
         if enter == "outputs":
