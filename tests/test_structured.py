@@ -15,7 +15,7 @@ import channelopt as co
 from channelopt.methods.colgen import column_generation
 from channelopt.methods.local import local_search
 from channelopt.methods.posterior import channel_from_weights, enumerate_and_solve, posterior_rows
-from channelopt.methods.structured import LDPCone, LIPBox, family_for
+from channelopt.methods.structured import SLOPE, LDPCone, LIPBox, family_for
 from truths import ldp_vertices
 
 KINDS = ["bayes-mse", "histogram-mse", "mutual-information", "map"]
@@ -106,6 +106,29 @@ def test_ascent_ends_at_vertices_and_never_lowers_the_reduced_cost(kind):
             for v in out:                                   # each end point is one of the vertices
                 assert np.min(np.abs(V - v).max(axis=1)) < 1e-9
 
+
+@pytest.mark.parametrize("kind", ["histogram-mse", "mutual-information"])
+def test_ascent_of_a_batch_is_each_rows_own_climb(kind):
+    """Rows that stop moving leave the batch: each row ends where its own climb (steps of
+    `support` at the linearization, until it no longer moves) ends; at a past deadline the rows
+    are returned as given."""
+    rng = np.random.default_rng(12)
+    grad = SLOPE[kind]
+    for _ in range(10):
+        P, eps = random_case(rng)
+        for fam, V in ((LIPBox(P, eps), lip_vertices(P, eps)), (LDPCone(P, eps), ldp_vertices(P, eps))):
+            mu = rng.normal(size=P.size)
+            start = V[rng.integers(len(V), size=6)] * 0.3 + V[rng.integers(len(V), size=6)] * 0.7
+            out = fam.ascend(kind, mu, start)
+            for v0, v in zip(start, out):
+                alone = v0[None, :]
+                for _ in range(50):
+                    new = fam.support(grad(alone) - mu[None, :])[1]
+                    if np.all(np.abs(new - alone) <= 1e-15):
+                        break
+                    alone = new
+                np.testing.assert_array_equal(v, alone[0])
+            np.testing.assert_array_equal(fam.ascend(kind, mu, start, deadline=0.0), start)
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("notion", ["lip", "ldp"])

@@ -788,7 +788,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
             if progress is not None:
                 progress(rounds, reported_gap(value, min(bound, fixed)))
         elif run < ASCENT_RUN and not level:           # (not at a stalled master's duals)
-            new = _ascent_columns(fam, sc, mu, np.vstack([master.V[w > 0], last]), tol)
+            new = _ascent_columns(fam, sc, mu, np.vstack([master.V[w > 0], last]), tol, deadline)
             ascents, run = (ascents + 1, run + 1) if len(new) else (ascents, run)
         if not len(new):
             run = 0
@@ -992,13 +992,14 @@ def _slack_point(fam: LIPBox, h: np.ndarray, V: np.ndarray, w: np.ndarray, cuts:
     return None
 
 
-def _ascent_columns(fam: Family, sc: Scaled, mu: np.ndarray, seeds: np.ndarray, tol: float) -> np.ndarray:
+def _ascent_columns(fam: Family, sc: Scaled, mu: np.ndarray, seeds: np.ndarray, tol: float,
+                    deadline: float = np.inf) -> np.ndarray:
     """Columns with a reduced cost above tol found by `Family.ascend` from the master's basis and
     the last round's columns (utilities in ASCENT; otherwise none). A round that finds some skips
     the branch and bound pricing: it adds columns but no bound."""
     if sc.kind not in ASCENT:
         return np.zeros((0, len(mu)))
-    cand = fam.ascend(sc.kind, mu, seeds)
+    cand = fam.ascend(sc.kind, mu, seeds, deadline=deadline)
     cand = cand[sc.phi(cand) - cand @ mu > tol]
     return cand[np.sort(np.unique(np.round(cand, 13), axis=0, return_index=True)[1])]
 

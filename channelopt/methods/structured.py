@@ -273,18 +273,26 @@ class Family:
     def _price_separable(self, f, mu, stop) -> Priced:
         raise NotImplementedError
 
-    def ascend(self, kind: str, mu: np.ndarray, V: np.ndarray, steps: int = 50) -> np.ndarray:
+    def ascend(self, kind: str, mu: np.ndarray, V: np.ndarray, steps: int = 50,
+               deadline: float = np.inf) -> np.ndarray:
         """Admissible posteriors reached from the rows of V by successive linearization of the
         convex `phi(v) - mu . v` (separable phi): v <- argmax_{v in K} grad . v never decreases it
         (convexity) and stops at a vertex that is a local maximum of the linearization. A cheap
-        heuristic pricing: no bound, only columns."""
+        heuristic pricing: no bound, only columns.
+
+        Each row is its own sequence: a row that no longer moves (to 1e-15) is left out of the
+        next steps. At the deadline every row stops where it is (an admissible posterior still:
+        a row of V or a support point)."""
         grad = SLOPE[kind]
-        V = np.atleast_2d(V)
+        V = np.array(np.atleast_2d(V), dtype=float)
+        moving = np.arange(len(V))
         for _ in range(steps):
-            _, new = self.support(grad(V) - mu[None, :])
-            if np.allclose(new, V, rtol=0, atol=1e-15):
+            if not moving.size or time.perf_counter() > deadline:
                 break
-            V = new
+            _, new = self.support(grad(V[moving]) - mu[None, :])
+            moved = ~np.all(np.abs(new - V[moving]) <= 1e-15, axis=1)
+            moving = moving[moved]
+            V[moving] = new[moved]
         return V
 
     def prefers_vertices(self, kind: str) -> bool:
