@@ -1,6 +1,7 @@
 """Closed forms first: taken only with a bound that certifies them, equal to the LP where taken,
 never taken where their condition fails. The LP (solver named, closed forms off) is the truth."""
 
+import dataclasses
 import math
 from pathlib import Path
 
@@ -189,6 +190,25 @@ def test_an_eps_sweep_takes_the_closed_form_at_every_point_and_matches_fresh_lps
     for e, r in zip(eps, sw):
         assert r.method == "closed-form"
         assert r.objective == pytest.approx(lp(hamming(P, co.LDP(float(e)))).objective, abs=1e-9)
+
+
+def test_a_sweep_keeps_the_best_responses_leakage_and_judges_it_at_each_budget():
+    """LIP about a latent secret, MAE: direct release leaks a finite L about G, so it is the
+    optimum exactly from eps = L on. Along the sweep its leakage is computed once; each point's
+    budget must still decide, as fresh solves do, on both sides of L."""
+    latent = {"prior": [0.5, 0.3, 0.2], "conditional": [[0.5, 0.3, 0.1, 0.1], [0.2, 0.3, 0.3, 0.2],
+                                                         [0.1, 0.1, 0.3, 0.5]]}
+    base = co.Problem(prior=[0.33, 0.26, 0.2, 0.21], latent=latent, privacy=[co.LIP(1.0)],
+                      utility=co.Distortion("mae"))
+    L = co.audit(base, np.eye(4)).leakage["lip"]
+    assert 0 < L < np.inf
+    eps = L * np.array([0.5, 0.9, 1.0 - 1e-6, 1.0 + 1e-6, 1.5, 0.7, 3.0])
+    sw = co.sweep(base, epsilon=eps)
+    for e, r in zip(eps, sw):
+        fresh = co.solve(dataclasses.replace(base, privacy=(co.LIP(float(e)),)))
+        assert r.ok and r.status == "optimal"
+        assert (r.solver == "best-response") == (fresh.solver == "best-response") == (e >= L * (1 + 1e-7))
+        assert r.objective == pytest.approx(fresh.objective, abs=1e-9)
 
 
 def test_verify_judges_the_subset_rr_claim_against_the_lp():

@@ -23,9 +23,12 @@ taken: method "closed-form", solver = the form's name, certificate "closed-form-
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
-from ..audit import Measures, audit
+from ..audit import Audit, Measures, audit
+from ..notions import AUDIT_TOL, leakage_keys
 from ..problem import Problem
 from . import top_outputs
 from .result import Certificate, Result
@@ -51,8 +54,9 @@ def best_response(problem: Problem) -> tuple[np.ndarray, float]:
 
 
 def candidates(problem: Problem, warm: top_outputs.Warm | None = None, time_limit: float | None = None):
-    """(name, channel, bound, certificate method, details, method) for each closed form that
-    applies, then the reduced LP of `top_outputs` where it applies.
+    """(name, channel, bound, certificate method, details, method, audit or None) for each closed
+    form that applies, then the reduced LP of `top_outputs` where it applies. The audit is given
+    where it is already known (the best response along a sweep, `_best_response_along`).
 
     Parameters
     ----------
@@ -66,20 +70,56 @@ def candidates(problem: Problem, warm: top_outputs.Warm | None = None, time_limi
     Returns
     -------
     iterator of tuple
-        (name, channel, loss bound, certificate method, details, method) per applicable form.
+        (name, channel, loss bound, certificate method, details, method, audit or None) per
+        applicable form.
     """
-    q, bound = best_response(problem)
+    q, bound, report = best_response(problem) + (None,) if warm is None else _best_response_along(problem, warm)
     yield "best-response", q, bound, "distortion-minimum", {
-        "note": "every input reports its least-distortion output; no channel has a lower distortion"}, "closed-form"
+        "note": "every input reports its least-distortion output; no channel has a lower distortion"}, "closed-form", report
     if len(problem.privacy) == 1:
         cf = problem.privacy[0].closed_form(problem)
         if cf is not None:
             yield (cf.name, cf.channel, cf.loss_bound, "closed-form-dual", {"citation": cf.citation, **cf.details},
-                   "closed-form")
+                   "closed-form", None)
     if top_outputs.applies(problem, along=warm is not None):
         found = top_outputs.top_outputs(problem, warm, time_limit)
         if found is not None:
-            yield "HIGHS", found[0], found[1], "posterior-dual", found[2], "top-outputs"
+            yield "HIGHS", found[0], found[1], "posterior-dual", found[2], "top-outputs", None
+
+
+def _best_response_along(problem: Problem, warm: top_outputs.Warm) -> tuple[np.ndarray, float, Audit]:
+    """`best_response` and its audit along a sweep. While the points differ only in the budgets
+    of budget-free notions (`Notion.budget_free`: a channel's leakage does not depend on them),
+    the channel, its bound and its leakage are the last point's (`warm.best`), and each notion's
+    budget judges that leakage as `audit` would."""
+    key = _budget_free_key(problem)
+    kept = warm.best
+    if key is not None and kept is not None and _same_key(kept[0], key):
+        _, q, bound, leakage = kept
+        satisfied = {k: n.satisfied(leakage[k], AUDIT_TOL) for k, n in zip(leakage_keys(problem.privacy), problem.privacy)}
+        return q, bound, Audit(dict(leakage), satisfied, {})
+    q, bound = best_response(problem)
+    report = audit(problem, q, with_measures=False)
+    warm.best = (key, q, bound, report.leakage) if key is not None else None
+    return q, bound, report
+
+
+def _budget_free_key(problem: Problem) -> tuple | None:
+    """(prior, latent secret, utility, the notions with every budget set to 1): what the best
+    response and its leakage depend on, when every notion is budget-free; None otherwise."""
+    if not all(type(n).budget_free for n in problem.privacy):
+        return None
+    unit = tuple(dataclasses.replace(n, **{k: 1.0 for k in type(n).budget_keys}) for n in problem.privacy)
+    return problem.prior, problem.latent, problem.utility, unit
+
+
+def _same_key(a: tuple, b: tuple) -> bool:
+    """Whether two `_budget_free_key`s agree: equal priors and latent secrets, the same utility
+    object, equal unit notions."""
+    same_latent = a[1] is b[1] or (a[1] is not None and b[1] is not None and np.array_equal(a[1].prior, b[1].prior)
+                                   and np.array_equal(a[1].conditional, b[1].conditional))
+    return (np.array_equal(a[0], b[0]) and same_latent and a[2] is b[2] and len(a[3]) == len(b[3])
+            and all(type(x) is type(y) and x == y for x, y in zip(a[3], b[3])))
 
 
 def closed_form_result(problem: Problem, with_measures: bool = True, warm: top_outputs.Warm | None = None,
@@ -106,8 +146,9 @@ def closed_form_result(problem: Problem, with_measures: bool = True, warm: top_o
     """
     from .frontend import certified
 
-    for name, q, bound, how, details, method in candidates(problem, warm, time_limit):
-        report = audit(problem, q, with_measures=False)
+    for name, q, bound, how, details, method, report in candidates(problem, warm, time_limit):
+        if report is None:
+            report = audit(problem, q, with_measures=False)
         if not report.ok:
             continue
         objective = problem.utility.evaluate(problem, q)

@@ -95,13 +95,15 @@ K = 4, found once in 43 ms; K = 5 would try 2 million sets of facets), 0.25 / 4 
 class Warm:
     """What one point leaves the next along a sweep: its outputs S (with the LP's basis) and the
     ones its channel used, and the HiGHS instance; for a distortion other than Hamming, the
-    outputs of each block of its model, in order (`_OutputsLP`)."""
+    outputs of each block of its model, in order (`_OutputsLP`); the best response with its bound
+    and leakage (`closed._best_response_along`)."""
 
     S: np.ndarray | None = None
     used: np.ndarray | None = None
     basis: object = None
     highs: object = None
     blocks: list | None = None
+    best: tuple | None = None
 
 
 class _FamilyShape:
