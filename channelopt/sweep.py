@@ -15,9 +15,10 @@ bounds of one model HiGHS holds instead (`methods.parametric`), and nothing is r
 point that is not certified optimal is solved again from scratch with the full fallback chain.
 Other methods (posterior-space LP, conic, local) solve each point afresh.
 
-n_jobs > 1 splits the points into contiguous chunks run in parallel (joblib), each chunk warm
-started along its own path, unless a point, timed, says that all of them take less than starting
-the workers (`PARALLEL_MIN_S`).
+n_jobs > 1 splits the points into contiguous chunks, each warm started along its own path: the
+first goes on in this process from the first points, the others run in joblib workers meanwhile;
+unless a point, timed, says that all of them take less than starting the workers
+(`PARALLEL_MIN_S`).
 
 Warm points are audited for their notions only: `Result.measures` (the budget-free leakage
 measures) is left empty to keep the per-point overhead small; `channelopt.audit` gives them.
@@ -251,23 +252,28 @@ def sweep(problem: Problem, epsilon=None, priors=None, *, scale=None, solver: st
     kind = problem.utility.kind if problem.utility is not None else ""
     chosen = problem.solver if solver is None else solver
     warm = warm and method_for(problem) == "lp" and chosen in ("auto", "HIGHS")
+    along = Along(solver, warm)
     if n_jobs == 1 or len(probs) < 2:
-        return Sweep(solve_points(probs, solver, warm, progress), param, values, kind)
-    first = solve_points(probs[:3], solver, warm, False)
+        return Sweep(along.solve(probs, progress), param, values, kind)
+    first = along.solve(probs[:3])
     rest = probs[3:]
     # a point's time along the sweep: the first pays one-time costs, the next ones start warm
-    if min(r.time_s for r in first[1:]) * len(rest) < PARALLEL_MIN_S:     # less than starting workers
-        return Sweep(first + solve_points(rest, solver, warm, progress, done=len(first)), param, values, kind)
+    if len(rest) < 2 or min(r.time_s for r in first[1:]) * len(rest) < PARALLEL_MIN_S:   # less than starting workers
+        return Sweep(first + along.solve(rest, progress, done=len(first)), param, values, kind)
     from joblib import Parallel, delayed
 
-    chunks = [list(c) for c in np.array_split(np.arange(len(rest)), min(n_jobs, len(rest)))]
-    parts = Parallel(n_jobs=n_jobs)(delayed(solve_points)([rest[i] for i in c], solver, warm, False) for c in chunks)
-    return Sweep(first + [r for part in parts for r in part], param, values, kind)
+    # the first chunk goes on here, warm from the first points, while the workers (started
+    # first: the generator dispatches at once) solve the others
+    chunks = [[rest[i] for i in c] for c in np.array_split(np.arange(len(rest)), min(n_jobs, len(rest)))]
+    others = Parallel(n_jobs=max(2, len(chunks) - 1), return_as="generator")(
+        delayed(solve_points)(c, solver, warm, False) for c in chunks[1:])
+    mine = along.solve(chunks[0])
+    return Sweep(first + mine + [r for part in others for r in part], param, values, kind)
 
 
 def solve_points(probs: list[Problem], solver, warm: bool, progress: bool, done: int = 0) -> list:
     """Solve problems in order (one Result each); with `warm`, one HiGHS instance whose simplex
-    starts from the previous point's basis (the sweep and batch path for LP problems).
+    starts from the previous point's basis (the sweep and batch path for LP problems; `Along`).
 
     Parameters
     ----------
@@ -287,30 +293,55 @@ def solve_points(probs: list[Problem], solver, warm: bool, progress: bool, done:
     list of Result
         One per point, each re-audited.
     """
-    from tqdm import tqdm
+    return Along(solver, warm).solve(probs, progress, done)
 
-    out = []
-    highs = new_highs() if warm else None
-    basis: Any = None
-    shape: tuple | None = None
-    restricted = True        # tried until it first gives up (`lp.solve_restricted`)
-    state = None             # the last restricted program's columns, rows and basis
-    top = Warm()             # the last reduced LP's outputs and basis (`top_outputs`)
-    model: Parametric | None = None      # the eps-free LP of the first point it applies to
-    for p in tqdm(probs, disable=not progress, desc="sweep", unit="pt", initial=done, total=done + len(probs)):
-        if not warm:
-            out.append(solve(p, solver))
-            continue
+
+class Along:
+    """What a path of points keeps from one point to the next: the HiGHS instance and basis, the
+    restricted program's state, the reduced LP's (`top_outputs.Warm`) and the eps-free model
+    (`Parametric`). `solve` may be called again with the next points of the same path.
+
+    Parameters
+    ----------
+    solver : str or None
+        As in `solve`.
+    warm : bool
+        Warm-start LP points from the previous basis.
+    """
+
+    def __init__(self, solver, warm: bool):
+        self.solver, self.warm = solver, warm
+        self.highs = new_highs() if warm else None
+        self.basis: Any = None
+        self.shape: tuple | None = None
+        self.restricted = True       # tried until it first gives up (`lp.solve_restricted`)
+        self.state: Any = None       # the last restricted program's columns, rows and basis
+        self.top = Warm()            # the last reduced LP's outputs and basis (`top_outputs`)
+        self.model: Parametric | None = None      # the eps-free LP of the first point it applies to
+
+    def solve(self, probs: list[Problem], progress: bool = False, done: int = 0) -> list:
+        """The next points of the path, in order (as `solve_points`)."""
+        from tqdm import tqdm
+
+        bar = tqdm(probs, disable=not progress, desc="sweep", unit="pt", initial=done, total=done + len(probs))
+        return [self.point(p) for p in bar]
+
+    def point(self, p: Problem):
+        """One point: a certified closed form, else the warm LP (finished and certified), else a
+        fresh `solve`."""
+        solver = self.solver
+        if not self.warm:
+            return solve(p, solver)
         t0 = time.perf_counter()
-        closed = closed_form_result(p, with_measures=False, warm=top) if (solver or p.solver) == "auto" else None
+        closed = closed_form_result(p, with_measures=False, warm=self.top) if (solver or p.solver) == "auto" else None
         if closed is not None:                 # a certified closed form: no LP at this point
             closed.time_s = time.perf_counter() - t0
             closed.timings = {"solve_s": closed.time_s, "total_s": closed.time_s}
-            out.append(present(p, closed))
-            continue
-        if model is None and Parametric.applies(p):
-            model = Parametric(p)
-        if model is not None and model.takes(p) and not (restricted and restrictable(model.program)):
+            return present(p, closed)
+        if self.model is None and Parametric.applies(p):
+            self.model = Parametric(p)
+        model = self.model
+        if model is not None and model.takes(p) and not (self.restricted and restrictable(model.program)):
             # eps only changes a few coefficients, costs and bounds of the model HiGHS holds
             warmed = model.highs is not None
             t1 = time.perf_counter()
@@ -319,29 +350,27 @@ def solve_points(probs: list[Problem], solver, warm: bool, progress: bool, done:
         else:
             prog = build(p)
             t1 = time.perf_counter()
-            same = shape == (prog.n, prog.A_ub.shape[0], prog.A_eq.shape[0])
+            same = self.shape == (prog.n, prog.A_ub.shape[0], prog.A_eq.shape[0])
             # the restricted program while it closes (Hamming: a few outputs), else the warm whole one
-            found = solve_restricted(prog, start=state) if restricted and restrictable(prog) else None
-            restricted = found is not None
-            state = found.restricted if found is not None else None
-            raw = found if found is not None else solve_highs(prog, highs=highs, basis=basis if same else None)
+            found = solve_restricted(prog, start=self.state) if self.restricted and restrictable(prog) else None
+            self.restricted = found is not None
+            self.state = found.restricted if found is not None else None
+            raw = found if found is not None else solve_highs(prog, highs=self.highs,
+                                                              basis=self.basis if same else None)
             if raw.status != "optimal":
-                basis, shape = None, None
+                self.basis, self.shape = None, None
             elif raw.basis is not None:
-                basis, shape = raw.basis, (prog.n, prog.A_ub.shape[0], prog.A_eq.shape[0])
-            warmed = same and not restricted
+                self.basis, self.shape = raw.basis, (prog.n, prog.A_ub.shape[0], prog.A_eq.shape[0])
+            warmed = same and not self.restricted
             text = "warm start from the previous point's basis" if warmed else raw.message
         t2 = time.perf_counter()
         if raw.status != "optimal":
-            out.append(solve(p, solver))
-            continue
+            return solve(p, solver)
         result = finish(p, prog, raw, "HIGHS", "lp", with_measures=False)
         if result.status != "optimal":  # never return a warm result that is not certified
-            out.append(solve(p, solver))
-            continue
+            return solve(p, solver)
         result.attempts = [{"solver": "HIGHS", "status": "optimal", "solve_s": t2 - t1, "message": text}]
         total = time.perf_counter() - t0
         result.timings = {"compile_s": t1 - t0, "solve_s": t2 - t1, "total_s": total, "warm": warmed}
         result.time_s = total
-        out.append(present(p, result))
-    return out
+        return present(p, result)

@@ -114,6 +114,10 @@ def test_scale_sweeps_and_parallel_chunks_take_the_model_too(monkeypatch):
     monkeypatch.setattr(sweep_module, "PARALLEL_MIN_S", 0.0)        # start the workers whatever the work
     parallel = co.sweep(base, epsilon=0.8 * factors, n_jobs=2)
     assert all(r.attempts[0]["message"] == "eps updated in the previous point's model" for r in by_scale[1:])
+    # three points timed here, then this process goes on warm with the next three while a worker
+    # starts the last three from scratch
+    warm = [r.attempts[0]["message"] == "eps updated in the previous point's model" for r in parallel]
+    assert warm == [False, True, True, True, True, True, False, True, True]
     for s, a, b in zip(factors, by_scale, parallel):
         fresh = co.solve(at(base, 0.8 * s))
         assert a.status == b.status == "optimal"
