@@ -4,10 +4,12 @@ LP on the top outputs) and 100 fresh straightforward cvxpy problems, in the same
 MinID-LDP (per-input budgets, `bench.instance`) is swept with `scale=` over the same factors.
 
     python benchmarks/bench_sweep.py [--points 100] [--sizes 16,32,64,128] [--notions ldp,lip,minid]
-                                     [--utilities hamming] [--out benchmarks/results]
+                                     [--utilities hamming] [--repeat 1] [--out benchmarks/results]
 
 Prints a table (seconds; ratios = fresh / sweep, co = channelopt.solve) and writes bench_sweep.csv
-and bench_sweep.png.
+and bench_sweep.png. With --repeat R, the sweep, the sweep on 2 jobs and the fresh solves are timed R
+times in turn (each ratio is the median of the R ratios measured side by side: on a machine whose
+speed drifts, a ratio of adjacent timings moves less than either timing).
 Every sweep point is checked against its fresh solve (|objective difference| column).
 """
 
@@ -39,6 +41,9 @@ def main(argv=None):
     ap.add_argument("--notions", default="ldp,lip,minid")
     ap.add_argument("--utilities", default="hamming")
     ap.add_argument("--cvxpy-max-d", type=int, default=16, help="largest d for the fresh-cvxpy baseline")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="time sweep, 2 jobs and fresh solves this many times in turn: medians, and ratios "
+                         "as the median of each repeat's own")
     ap.add_argument("--out", default=str(Path(__file__).parent / "results"))
     args = ap.parse_args(argv)
     eps = np.linspace(0.5, 3.0, args.points)
@@ -53,15 +58,20 @@ def main(argv=None):
     for notion, utility, d in cells:
         base = problem(notion, d, 1.0, utility)
         along = {"scale": eps} if notion == "minid" else {"epsilon": eps}
-        t = time.perf_counter()
-        sw = co.sweep(base, **along)
-        t_sweep = time.perf_counter() - t
-        t = time.perf_counter()
-        co.sweep(base, **along, n_jobs=2)
-        t_par = time.perf_counter() - t
-        t = time.perf_counter()
-        fresh = [co.solve(problem(notion, d, e, utility)) for e in eps]
-        t_fresh = time.perf_counter() - t
+        runs = []                # (sweep, sweep with 2 jobs, fresh solves), one triple a repeat
+        for _ in range(args.repeat):
+            t = time.perf_counter()
+            sw = co.sweep(base, **along)
+            t_sweep = time.perf_counter() - t
+            t = time.perf_counter()
+            co.sweep(base, **along, n_jobs=2)
+            t_par = time.perf_counter() - t
+            t = time.perf_counter()
+            fresh = [co.solve(problem(notion, d, e, utility)) for e in eps]
+            runs.append((t_sweep, t_par, time.perf_counter() - t))
+        t_sweep, t_par, t_fresh = np.median(np.array(runs), axis=0)
+        ratio, ratio_par = (float(np.median([f / s for s, _, f in runs])),
+                            float(np.median([f / p for _, p, f in runs])))
         t = time.perf_counter()
         for e in eps:
             co.solve(problem(notion, d, e, utility), closed_forms=False)
@@ -76,11 +86,12 @@ def main(argv=None):
         assert all(r.ok for r in sw)
         row = {"notion": notion, "utility": utility, "d": d, "points": len(eps), "sweep_s": t_sweep,
                "sweep_2jobs_s": t_par, "fresh_solve_s": t_fresh, "fresh_lp_s": t_lp, "fresh_cvxpy_s": t_cvx,
+               "fresh_over_sweep": ratio, "fresh_over_2jobs": ratio_par, "repeats": args.repeat,
                "max_abs_dobj": diff}
         rows.append(row)
         print(f"{notion:<6} {utility:<8} {d:>4} {len(eps):>4} | {t_sweep:7.2f} {t_par:8.2f} {t_fresh:8.2f} "
               f"{t_lp:8.2f} {t_cvx:11.2f} | "
-              f"{t_fresh / t_sweep:8.2f} {t_fresh / t_par:6.2f} {t_lp / t_sweep:8.2f} {t_cvx / t_sweep:11.1f} | {diff:8.1e}",
+              f"{ratio:8.2f} {ratio_par:6.2f} {t_lp / t_sweep:8.2f} {t_cvx / t_sweep:11.1f} | {diff:8.1e}",
               flush=True)
     out = Path(args.out)
     bench.write_table(rows, out / "bench_sweep.csv")
