@@ -97,10 +97,10 @@ def _best_response_along(problem: Problem, warm: top_outputs.Warm) -> tuple[np.n
     if key is not None and kept is not None and _same_key(kept[0], key):
         _, q, bound, leakage = kept
         satisfied = {k: n.satisfied(leakage[k], AUDIT_TOL) for k, n in zip(leakage_keys(problem.privacy), problem.privacy)}
-        return q, bound, Audit(dict(leakage), satisfied, {})
+        return q.copy(), bound, Audit(dict(leakage), satisfied, {})      # (a Result's own channel)
     q, bound = best_response(problem)
     report = audit(problem, q, with_measures=False)
-    warm.best = (key, q, bound, report.leakage) if key is not None else None
+    warm.best = (key, q.copy(), bound, report.leakage) if key is not None else None
     return q, bound, report
 
 
