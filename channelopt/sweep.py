@@ -322,10 +322,11 @@ class Along:
 
     def solve(self, probs: list[Problem], progress: bool = False, done: int = 0) -> list:
         """The next points of the path, in order (as `solve_points`), with one BLAS thread
-        (`blas.one_thread`): a point's long vector products (a dual bound's `y @ b` over 2dm rows)
-        otherwise wake OpenBLAS's threads, which then spin on the other cores between points
-        (LDP MAE at d = 128: 43% of a sweep's CPU samples, 1.9 cores busy for one; a parallel
-        sweep's workers lost those cores)."""
+        (`blas.one_thread`): a BLAS product long enough to run on every core wakes OpenBLAS's
+        threads, which then spin on the other cores between points. A dual bound's dot product
+        over 2dm rows did (LDP MAE at d = 128: 43% of a sweep's CPU samples, 1.9 cores busy for
+        one; a parallel sweep's workers lost those cores); `Program.dual_bound` no longer calls
+        BLAS, and this keeps any other product of a point from doing the same."""
         from tqdm import tqdm
 
         bar = tqdm(probs, disable=not progress, desc="sweep", unit="pt", initial=done, total=done + len(probs))
