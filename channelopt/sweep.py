@@ -26,6 +26,7 @@ measures) is left empty to keep the per-point overhead small; `channelopt.audit`
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 
@@ -321,8 +322,8 @@ class Along:
         self.model: Parametric | None = None      # the eps-free LP of the first point it applies to
 
     def solve(self, probs: list[Problem], progress: bool = False, done: int = 0) -> list:
-        """The next points of the path, in order (as `solve_points`), with one BLAS thread
-        (`blas.one_thread`): a BLAS product long enough to run on every core wakes OpenBLAS's
+        """The next points of the path, in order (as `solve_points`), warm LP points with one BLAS
+        thread (`blas.one_thread`): a BLAS product long enough to run on every core wakes OpenBLAS's
         threads, which then spin on the other cores between points. A dual bound's dot product
         over 2dm rows did (LDP MAE at d = 128: 43% of a sweep's CPU samples, 1.9 cores busy for
         one; a parallel sweep's workers lost those cores); `Program.dual_bound` no longer calls
@@ -330,7 +331,7 @@ class Along:
         from tqdm import tqdm
 
         bar = tqdm(probs, disable=not progress, desc="sweep", unit="pt", initial=done, total=done + len(probs))
-        with one_thread():
+        with one_thread() if self.warm else contextlib.nullcontext():   # (not the Bayes LPs' large products)
             return [self.point(p) for p in bar]
 
     def point(self, p: Problem):
