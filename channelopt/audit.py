@@ -162,10 +162,14 @@ def audit(problem, channel, tol: float = AUDIT_TOL, with_measures: bool = True) 
         If the channel has the wrong shape, negative entries or rows that do not sum to 1.
     """
     q = check_channel(problem, channel)
-    leakage, satisfied = {}, {}
     with one_thread():
-        for key, notion in zip(leakage_keys(problem.privacy), problem.privacy):
-            leak = notion.leakage(problem, q)
-            leakage[key] = leak
-            satisfied[key] = notion.satisfied(leak, tol)
-    return Audit(leakage, satisfied, Measures(problem, q) if with_measures else {})
+        leakage = {key: notion.leakage(problem, q) for key, notion in zip(leakage_keys(problem.privacy), problem.privacy)}
+    return judged(problem, leakage, tol, Measures(problem, q) if with_measures else {})
+
+
+def judged(problem, leakage: dict, tol: float = AUDIT_TOL, measures: Mapping | None = None) -> Audit:
+    """The Audit of a channel whose leakage under the problem's notions is known (keys as
+    `leakage_keys`): each notion's budget judges its entry (`Notion.satisfied`, relative `tol`)."""
+    satisfied = {key: notion.satisfied(leakage[key], tol)
+                 for key, notion in zip(leakage_keys(problem.privacy), problem.privacy)}
+    return Audit(dict(leakage), satisfied, {} if measures is None else measures)

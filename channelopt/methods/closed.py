@@ -27,8 +27,7 @@ import dataclasses
 
 import numpy as np
 
-from ..audit import Audit, Measures, audit
-from ..notions import AUDIT_TOL, leakage_keys
+from ..audit import Audit, Measures, audit, judged
 from ..problem import Problem
 from . import top_outputs
 from .result import Certificate, Result
@@ -96,8 +95,7 @@ def _best_response_along(problem: Problem, warm: top_outputs.Warm) -> tuple[np.n
     kept = warm.best
     if key is not None and kept is not None and _same_key(kept[0], key):
         _, q, bound, leakage = kept
-        satisfied = {k: n.satisfied(leakage[k], AUDIT_TOL) for k, n in zip(leakage_keys(problem.privacy), problem.privacy)}
-        return q.copy(), bound, Audit(dict(leakage), satisfied, {})      # (a Result's own channel)
+        return q.copy(), bound, judged(problem, leakage)      # (a copy: a Result's own channel)
     q, bound = best_response(problem)
     report = audit(problem, q, with_measures=False)
     warm.best = (key, q.copy(), bound, report.leakage) if key is not None else None
