@@ -168,8 +168,27 @@ def audit(problem, channel, tol: float = AUDIT_TOL, with_measures: bool = True) 
 
 
 def judged(problem, leakage: dict, tol: float = AUDIT_TOL, measures: Mapping | None = None) -> Audit:
-    """The Audit of a channel whose leakage under the problem's notions is known (keys as
-    `leakage_keys`): each notion's budget judges its entry (`Notion.satisfied`, relative `tol`)."""
+    """The Audit of a channel whose leakage under the problem's notions is already known.
+
+    Each notion's budget judges its entry with `Notion.satisfied` at relative `tol`, the same
+    rule `audit` applies to the leakage it measures.
+
+    Parameters
+    ----------
+    problem : Problem
+        Supplies the notions (and their budgets) that judge the leakage.
+    leakage : dict
+        Leakage per notion, keyed as `leakage_keys(problem.privacy)`.
+    tol : float
+        Relative tolerance of the budget check (default `AUDIT_TOL`).
+    measures : Mapping, optional
+        Utility measures to carry in the Audit (default: none).
+
+    Returns
+    -------
+    Audit
+        The leakage, each notion's verdict and the measures.
+    """
     satisfied = {key: notion.satisfied(leakage[key], tol)
                  for key, notion in zip(leakage_keys(problem.privacy), problem.privacy)}
     return Audit(dict(leakage), satisfied, {} if measures is None else measures)
