@@ -539,6 +539,7 @@ def test_enumeration_beside_the_column_generation_certifies_and_leaves_no_proces
 def test_a_failed_enumeration_beside_leaves_the_loop_to_finish(monkeypatch):
     """A child whose Qhull fails (here: always, in the child) is dropped; the column generation
     returns its own valid result, as without it."""
+    import scipy.spatial
     from scipy.spatial import QhullError
 
     from channelopt.methods import posterior as post
@@ -548,7 +549,7 @@ def test_a_failed_enumeration_beside_leaves_the_loop_to_finish(monkeypatch):
     p = _bplip(10, 0, "bayes-mse")
     A = posterior_rows(p)
     enum = enumerate_and_solve(p, A)                        # the truth, before Qhull is made to fail
-    monkeypatch.setattr(post, "HalfspaceIntersection", fail)     # (the forked child has it too)
+    monkeypatch.setattr(scipy.spatial, "HalfspaceIntersection", fail)   # (the forked child has it too)
     beside = post.Beside.start(A, p.prior)
     try:
         cg = column_generation(p, A, time_limit=60, beside=beside)

@@ -136,6 +136,16 @@ def test_console_script_runs(problems_dir):
     assert proc.returncode == 0 and "optimal" in proc.stdout
 
 
+def test_import_leaves_the_heavy_modules_to_the_paths_that_use_them():
+    """`import channelopt` and the CLI's module load neither SciPy's optimize, spatial or stats nor
+    the extras (cvxpy, matplotlib, pandas): every command, and every joblib worker, pays for its
+    imports before it starts (SciPy's optimize alone was half a second)."""
+    heavy = ("scipy.optimize", "scipy.spatial", "scipy.stats", "cvxpy", "matplotlib", "pandas")
+    code = f"import sys, channelopt, channelopt.cli; print([m for m in {heavy!r} if m in sys.modules])"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout.strip() == "[]", proc.stdout + proc.stderr
+
+
 def test_usage_errors_name_the_program_once(capsys):
     code, _, err = run(["frobnicate"], capsys)
     assert code == 2 and err.startswith("channelopt: error: argument command:") and err.count("channelopt") == 1

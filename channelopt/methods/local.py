@@ -13,7 +13,6 @@ import time
 from typing import Any
 
 import numpy as np
-from scipy.optimize import minimize
 
 from .lp import build
 
@@ -26,6 +25,8 @@ def local_search(problem, starts: int = 20, seed: int = 0, init: list | None = N
     Returns (channel, gain, number of runs that ended feasible). The utility is maximized as the
     gain sum_y lam[y] phi(post_y) (docs/spec.md §4), the same quantity the posterior LP certifies.
     """
+    from scipy.optimize import minimize
+
     prog = build(problem, linear_costs=False, substitute=False)
     d, m, nq = problem.d, problem.m, problem.d * problem.m
     util = problem.utility

@@ -25,8 +25,6 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import null_space
-from scipy.optimize import linprog
-from scipy.spatial import HalfspaceIntersection, QhullError
 
 from ..errors import ProblemError, SolverError
 from .lp import load_program, new_highs
@@ -125,6 +123,8 @@ class _Halfspaces:
 
 
 def _qhull(H: np.ndarray, h: np.ndarray, interior: np.ndarray) -> np.ndarray:
+    from scipy.spatial import HalfspaceIntersection, QhullError  # (SciPy's optimize and spatial: imported where used)
+
     try:
         return HalfspaceIntersection(np.hstack([H, h[:, None]]), interior).intersections
     except QhullError as e:  # nearly degenerate input: the caller falls back
@@ -218,6 +218,8 @@ class Beside:
 
 def _interior_point(H, h) -> np.ndarray:
     """z = 0 (post = P) when it is strictly inside; otherwise the Chebyshev centre, if K has volume."""
+    from scipy.optimize import linprog
+
     if np.all(h < -1e-12):
         return np.zeros(H.shape[1])
     norms = np.linalg.norm(H, axis=1)

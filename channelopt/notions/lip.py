@@ -12,7 +12,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linprog
 
 from ..closed_forms import rr_lip_hamming
 from ..errors import ProblemError
@@ -335,6 +334,8 @@ def extreme_points(P: np.ndarray) -> np.ndarray:
     idx = np.sort(first)
     if idx.size <= 2:
         return idx
+    from scipy.optimize import linprog
+
     keep = []
     for i in idx:
         others = P[idx[idx != i]]
