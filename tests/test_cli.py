@@ -139,7 +139,7 @@ def test_console_script_runs(problems_dir):
 def test_import_leaves_the_heavy_modules_to_the_paths_that_use_them():
     """`import channelopt` and the CLI's module load neither SciPy's optimize, spatial or stats nor
     the extras (cvxpy, matplotlib, pandas): every command, and every joblib worker, pays for its
-    imports before it starts (SciPy's optimize alone was half a second)."""
+    imports before it starts (without SciPy's optimize and spatial it is about a fifth shorter)."""
     heavy = ("scipy.optimize", "scipy.spatial", "scipy.stats", "cvxpy", "matplotlib", "pandas")
     code = f"import sys, channelopt, channelopt.cli; print([m for m in {heavy!r} if m in sys.modules])"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

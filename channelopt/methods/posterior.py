@@ -123,7 +123,7 @@ class _Halfspaces:
 
 
 def _qhull(H: np.ndarray, h: np.ndarray, interior: np.ndarray) -> np.ndarray:
-    from scipy.spatial import HalfspaceIntersection, QhullError  # (SciPy's optimize and spatial: imported where used)
+    from scipy.spatial import HalfspaceIntersection, QhullError  # (here, not at the top: a lighter import)
 
     try:
         return HalfspaceIntersection(np.hstack([H, h[:, None]]), interior).intersections
