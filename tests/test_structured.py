@@ -490,6 +490,37 @@ def test_a_stopped_search_is_never_worse_than_rr_lip_where_rr_lip_is_feasible():
     assert checked >= 20
 
 
+def test_a_first_master_out_of_time_returns_rr_lip_where_it_is_feasible_and_better_than_grr(monkeypatch):
+    """The first master LP stopped by the deadline (simulated: it returns its last weights and no
+    duals, as `Master.solve` does on HiGHS's time limit) leaves the loop the family's closed forms:
+    RR-LIP (written here from LIP-TDSC Thm 3) where it is feasible, not only GRR."""
+    from channelopt.methods import colgen
+
+    def out_of_time(self, deadline=np.inf):
+        return self.w_last.copy(), None
+    monkeypatch.setattr(colgen.Master, "solve", out_of_time)
+    rng = np.random.default_rng(8)
+    beaten = 0
+    for _ in range(3):
+        P = rng.dirichlet(np.ones(9) * 50)
+        eps = 3.0
+        e = math.exp(eps)
+        q = np.tile(P / e, (9, 1))
+        np.fill_diagonal(q, 1 - (1 - P) / e)
+        g = np.full((9, 9), 1.0)
+        np.fill_diagonal(g, e)
+        g /= g.sum(axis=1, keepdims=True)                       # GRR at eps
+        for kind in KINDS:
+            p = co.Problem(prior=P, privacy=[co.LIP(eps)], utility=co.Bayes(kind))
+            assert co.audit(p, q).ok and co.audit(p, g).ok
+            r = co.solve(p, time_limit=10, bayes_options={"posterior": "structured"})
+            rr, grr = p.utility.gain(p, q), p.utility.gain(p, g)
+            assert r.status in ("local", "optimal") and co.audit(p, r.channel).ok   # (the chord bound can certify RR-LIP)
+            assert p.utility.gain(p, r.channel) >= max(rr, grr) - 1e-12
+            beaten += rr > grr + 1e-9
+    assert beaten >= 6                              # (where GRR alone would have been returned)
+
+
 @pytest.mark.parametrize("family", [LIPBox, LDPCone])
 def test_master_rows_as_differences_along_an_order_give_the_same_lp(family):
     # The master's rows written as first differences along h's order (bayes-mse) are an invertible

@@ -706,16 +706,18 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
     slack = slack and SLACK_FLAT is not None and sc.kind == "bayes-mse"
     slack_cuts, slack_failed, excessive, last_excess = np.zeros((0, P.size)), -np.inf, 0, np.inf
 
-    def grr_fallback(w: np.ndarray, value: float) -> tuple[np.ndarray, float]:
-        """(w, value), or GRR's channel (`Family.grr`, its columns added) where it is better: a loop
-        stopped before its first optimum returns at least GRR (d = 2000, LDP histogram-MSE, a 3 s
-        limit: the first master LP ran out of time and the constant channel was returned)."""
-        V_grr, lam = fam.grr()
-        g_grr = float(lam @ sc.phi(V_grr))
-        if g_grr <= value:
-            return w, value
-        master.add(V_grr, sc.phi(V_grr))
-        return np.r_[np.zeros(len(master.V) - len(lam)), lam], g_grr
+    def closed_fallback(w: np.ndarray, value: float) -> tuple[np.ndarray, float]:
+        """(w, value), or the best of the family's closed-form channels (`Family.simple_channels`:
+        GRR, and RR-LIP where it is feasible; its columns added) where it is better: a loop stopped
+        before its first optimum returns at least those (d = 2000, LDP histogram-MSE, a 3 s limit:
+        the first master LP ran out of time and the constant channel was returned; d = 9, LIP
+        bayes-mse, a 1e-4 s limit: GRR where RR-LIP, feasible, has a sixth of its MSE)."""
+        for V_c, lam in fam.simple_channels():
+            g_c = float(lam @ sc.phi(V_c))
+            if g_c > value:
+                master.add(V_c, sc.phi(V_c))
+                w, value = np.r_[np.zeros(len(master.V) - len(lam)), lam], g_c
+        return w, value
 
     def reported_gap(value: float, b: float) -> float:
         """The natural gap of value to the bound b as it will be reported (`_reported`)."""
@@ -743,13 +745,13 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
         try:
             w, mu = master.solve(deadline)
         except SolverError:
-            # the last optimum (in the first round, the start's channel, or GRR's where better than
-            # the prior's own column) is still a channel and every bound priced so far (the start's
+            # the last optimum (in the first round, the start's channel, or a closed form's where
+            # better than the prior's own column) is still a channel and every bound priced so far (the start's
             # duals) holds: stop there
             w, stopped = master.w_last.copy(), "master_failed"
             value = float(master.gains @ w)
             if rounds == 1:
-                w, value = grr_fallback(w, value)
+                w, value = closed_fallback(w, value)
                 if not w[1:].any():
                     raise                               # nothing but the prior's own column
             break
@@ -767,7 +769,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
             if fallback > value:                       # (its iterate is feasible, not always better)
                 w, value = master.w_last.copy(), fallback
             if rounds == 1:
-                w, value = grr_fallback(w, value)
+                w, value = closed_fallback(w, value)
             stopped = "time_limit"
             break
         # price only as exactly as this round needs: to a quarter of the gap target, and stop at

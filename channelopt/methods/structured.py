@@ -319,6 +319,11 @@ class Family:
         """The posteriors of the notion's closed-form mechanism, where they are admissible."""
         return np.zeros((0, self.d))
 
+    def simple_channels(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The closed-form channels of the family that are feasible, as (posteriors as rows,
+        their probabilities): GRR (`grr`), always."""
+        return [self.grr()]
+
     def chord_bound(self, kind: str) -> float:
         """A closed-form upper bound on the gain `sum_y Pr(y) phi(post_y)` of every channel
         (separable phi), or inf where the family has none."""
@@ -395,13 +400,24 @@ class LIPBox(Family):
         GRR's, `post_y ~ P (1 + (e^eps - 1) 1_y)`, always admissible (eps-LDP implies eps-LIP):
         with them the master starts at least at GRR's gain (at d = 1024 the other starting
         columns mix to nothing better than the trivial channel)."""
+        V, _, ok = self._rr_lip()
+        return np.vstack([V[ok], self.grr()[0]])
+
+    def simple_channels(self):
+        """GRR, and RR-LIP (LIP-TDSC Thm 3) where every one of its posteriors is admissible."""
+        V, lam, ok = self._rr_lip()
+        return super().simple_channels() + ([(V, lam)] if ok.all() else [])
+
+    def _rr_lip(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """RR-LIP's posteriors (rows), their probabilities and which are admissible."""
         P, e = self.P, np.exp(self.eps)
         q = np.tile(P / e, (self.d, 1))
         np.fill_diagonal(q, 1 - (1 - P) / e)
-        V = (P[:, None] * q / (P @ q)[None, :]).T
+        lam = P @ q
+        V = (P[:, None] * q / lam[None, :]).T
         U = V / P
         ok = np.all(U >= self.lo * (1 - 1e-12), axis=1) & np.all(U <= self.hi * (1 + 1e-12), axis=1)
-        return np.vstack([V[ok], self.grr()[0]])
+        return V, lam, ok
 
     def runs(self, rank):
         d = self.d
