@@ -469,16 +469,22 @@ def test_separable_branch_and_bound_in_batches_matches_brute_force_at_d13(monkey
             assert half.best >= 0.5 * half.upper - 1e-12 or half.best >= true - 1e-9
 
 
-def test_a_stopped_search_is_never_worse_than_rr_lip_where_rr_lip_is_feasible():
-    """RR-LIP (LIP-TDSC Thm 3) written here from its formula; its posteriors seed the master."""
+def _rr_lip_cases(n: int, eps: float = 3.0):
+    """(prior, eps, RR-LIP's channel) for n near-uniform priors on 9 symbols, RR-LIP (LIP-TDSC
+    Thm 3) written here from its formula."""
     rng = np.random.default_rng(8)
-    checked = 0
-    for _ in range(10):
+    for _ in range(n):
         P = rng.dirichlet(np.ones(9) * 50)
-        eps = 3.0
         e = math.exp(eps)
         q = np.tile(P / e, (9, 1))
         np.fill_diagonal(q, 1 - (1 - P) / e)
+        yield P, eps, q
+
+
+def test_a_stopped_search_is_never_worse_than_rr_lip_where_rr_lip_is_feasible():
+    """RR-LIP's posteriors seed the master."""
+    checked = 0
+    for P, eps, q in _rr_lip_cases(10):
         for kind in KINDS:
             p = co.Problem(prior=P, privacy=[co.LIP(eps)], utility=co.Bayes(kind))
             if not co.audit(p, q).ok:
@@ -499,16 +505,10 @@ def test_a_first_master_out_of_time_returns_rr_lip_where_it_is_feasible_and_bett
     def out_of_time(self, deadline=np.inf):
         return self.w_last.copy(), None
     monkeypatch.setattr(colgen.Master, "solve", out_of_time)
-    rng = np.random.default_rng(8)
     beaten = 0
-    for _ in range(3):
-        P = rng.dirichlet(np.ones(9) * 50)
-        eps = 3.0
-        e = math.exp(eps)
-        q = np.tile(P / e, (9, 1))
-        np.fill_diagonal(q, 1 - (1 - P) / e)
+    for P, eps, q in _rr_lip_cases(3):
         g = np.full((9, 9), 1.0)
-        np.fill_diagonal(g, e)
+        np.fill_diagonal(g, math.exp(eps))
         g /= g.sum(axis=1, keepdims=True)                       # GRR at eps
         for kind in KINDS:
             p = co.Problem(prior=P, privacy=[co.LIP(eps)], utility=co.Bayes(kind))
