@@ -746,8 +746,8 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
             w, mu = master.solve(deadline)
         except SolverError:
             # the last optimum (in the first round, the start's channel, or a closed form's where
-            # better than the prior's own column) is still a channel and every bound priced so far (the start's
-            # duals) holds: stop there
+            # better than the prior's own column) is still a channel and every bound priced so far
+            # (the start's duals) holds: stop there
             w, stopped = master.w_last.copy(), "master_failed"
             value = float(master.gains @ w)
             if rounds == 1:

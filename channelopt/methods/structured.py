@@ -51,6 +51,8 @@ from typing import Literal
 import numpy as np
 from scipy import sparse
 
+from ..closed_forms import rr_lip
+
 PRICING_TOL = 1e-10
 """Relative tolerance of the pricing optimum (scaled by the size of phi)."""
 MAX_NODES = 20_000
@@ -410,9 +412,8 @@ class LIPBox(Family):
 
     def _rr_lip(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """RR-LIP's posteriors (rows), their probabilities and which are admissible."""
-        P, e = self.P, np.exp(self.eps)
-        q = np.tile(P / e, (self.d, 1))
-        np.fill_diagonal(q, 1 - (1 - P) / e)
+        P = self.P
+        q = rr_lip(P, self.eps)
         lam = P @ q
         V = (P[:, None] * q / lam[None, :]).T
         U = V / P
