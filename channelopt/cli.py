@@ -87,7 +87,8 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument("--epsilon", help="comma-separated budgets, or START:STOP:NUM (linspace)")
     w.add_argument("--scale", help="factors on every budget (per-input ID-LDP budgets too): as --epsilon")
     w.add_argument("--priors", help="CSV of priors (one per row) to sweep instead of epsilon")
-    w.add_argument("--jobs", type=int, default=1, help="parallel workers over chunks of the sweep")
+    w.add_argument("--jobs", type=int, default=1,
+                   help="processes (default 1): this one from the first point, N - 1 workers from the last")
     w.add_argument("--out", help="write the table as CSV to this file (atomically)")
     w.add_argument("--json", action="store_true", help="print the results as JSON")
     w.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,

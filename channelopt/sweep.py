@@ -15,10 +15,11 @@ bounds of one model HiGHS holds instead (`methods.parametric`), and nothing is r
 point that is not certified optimal is solved again from scratch with the full fallback chain.
 Other methods (posterior-space LP, conic, local) solve each point afresh.
 
-n_jobs > 1 splits the points into contiguous chunks, each warm started along its own path: the
-first goes on in this process from the first points, the others run in joblib workers meanwhile;
-unless a point, timed, says that all of them take less than starting the workers
-(`PARALLEL_MIN_S`).
+n_jobs > 1 solves the points from both ends: this process goes on from the first points, warm,
+while n_jobs - 1 workers (joblib's loky pool) take small chunks from the last point down, each warm
+along its own path; whoever starts a chunk first claims it. So a sweep never waits for a worker to
+start, and the two ends meet where the work is balanced. Workers are not asked for when a point,
+timed, says that all of them take less than starting one (`PARALLEL_MIN_S`).
 
 Warm points are audited for their notions only: `Result.measures` (the budget-free leakage
 measures) is left empty to keep the per-point overhead small; `channelopt.audit` gives them.
@@ -28,6 +29,10 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
+import os
+import shutil
+import tempfile
 import time
 
 from typing import Any
@@ -99,14 +104,19 @@ MAX_POINTS = 100_000
 """Longest sweep (points are solved one by one; a longer list is almost surely a typo)."""
 MAX_JOBS = 256
 """Most parallel workers a sweep or batch starts."""
-PARALLEL_MIN_S = 2.0
+PARALLEL_MIN_S = 0.5
 """With n_jobs > 1 the first three points are solved here, in one warm run, and the faster of the
 second and third is taken as a point's time (the first pays one-time costs: 22 ms for an LDP point
-at d = 16 that then takes 0.7 ms; 31 ms for MinID at d = 32, then 2.7 ms warm); workers start
-only when the points left would take longer than this one after another (that time times their
-number). Starting joblib's workers in a new process costs about 0.7 s, so two jobs gain only past
-about twice that: 100 LDP Hamming points at d = 16 took 0.06 s in one process and 0.75 s with two
-jobs, 100 LIP MAE points at d = 64 1.33 s and 1.61 s (0.93 s once the workers are running)."""
+at d = 16 that then takes 0.7 ms; 31 ms for MinID at d = 32, then 2.7 ms warm); workers are asked
+for only when the points left would take longer than this one after another (that time times
+their number). A worker started cold first imports the package (1.1-1.6 s before its first
+result), so it takes a share only of longer sweeps; it then stays up for the next sweep (joblib's
+pool, 300 s idle), which it joins at once. Since this process never waits for a worker to start
+(`_from_both_ends`), asking for one costs the sweep nothing but the spare core it runs on."""
+CHUNK_S = 0.05
+"""A worker's chunk: this many seconds of points (at a point's time, as for `PARALLEL_MIN_S`; at
+least one point). Where both ends meet this process waits at most for the rest of the chunk a
+worker is solving; each chunk costs a round trip to the worker (its points and results pickled)."""
 
 
 def _non_empty(key: str, values) -> list:
@@ -255,22 +265,130 @@ def sweep(problem: Problem, epsilon=None, priors=None, *, scale=None, solver: st
     chosen = problem.solver if solver is None else solver
     warm = warm and method_for(problem) == "lp" and chosen in ("auto", "HIGHS")
     along = Along(solver, warm)
-    if n_jobs == 1 or len(probs) < 2:
-        return Sweep(along.solve(probs, progress), param, values, kind)
-    first = along.solve(probs[:3])
-    rest = probs[3:]
-    # a point's time along the sweep: the first pays one-time costs, the next ones start warm
-    if len(rest) < 2 or min(r.time_s for r in first[1:]) * len(rest) < PARALLEL_MIN_S:   # less than starting workers
-        return Sweep(first + along.solve(rest, progress, done=len(first)), param, values, kind)
-    from joblib import Parallel, delayed
+    bar = _bar(progress, len(probs))
+    try:
+        first = along.solve(probs if n_jobs == 1 else probs[:3], bar)
+        rest = probs[len(first):]
+        # a point's time along the sweep: the first pays one-time costs, the next ones start warm
+        if len(rest) < 2 or min(r.time_s for r in first[1:]) * len(rest) < PARALLEL_MIN_S:   # less than starting workers
+            return Sweep(first + along.solve(rest, bar), param, values, kind)
+        chunk = max(1, int(CHUNK_S / max(min(r.time_s for r in first[1:]), 1e-9)))
+        return Sweep(first + _from_both_ends(along, rest, n_jobs, chunk, bar), param, values, kind)
+    finally:
+        if bar is not None:
+            bar.close()
 
-    # the first chunk goes on here, warm from the first points, while the workers (started
-    # first: the generator dispatches at once) solve the others
-    chunks = [[rest[i] for i in c] for c in np.array_split(np.arange(len(rest)), min(n_jobs, len(rest)))]
-    others = Parallel(n_jobs=max(2, len(chunks) - 1), return_as="generator")(
-        delayed(solve_points)(c, solver, warm, False) for c in chunks[1:])
-    mine = along.solve(chunks[0])
-    return Sweep(first + mine + [r for part in others for r in part], param, values, kind)
+
+def _from_both_ends(along: Along, rest: list[Problem], n_jobs: int, chunk: int, bar) -> list:
+    """`rest` solved from both ends: this process goes on from the front, warm from the points
+    before, while n_jobs - 1 workers take chunks of `chunk` points from the back, each walking
+    its own warm path down. Whoever starts a chunk first claims it (`_claim`): this process never
+    waits for a chunk no worker has started (a cold worker first imports the package, about a
+    second, while loky has already handed it its first chunks), and both ends meet wherever the
+    work is balanced.
+
+    Parameters
+    ----------
+    along : Along
+        This process's path, warm from the points before `rest`.
+    rest : list of Problem
+        The points left, in order.
+    n_jobs : int
+        Processes in all (this one and n_jobs - 1 loky workers).
+    chunk : int
+        Points a worker takes at a time.
+    bar : tqdm or None
+        Updated as points are solved here or returned by a worker.
+
+    Returns
+    -------
+    list of Result
+        One per point of `rest`, in order.
+    """
+    from joblib.executor import get_memmapping_executor
+
+    spans = [range(i, min(i + chunk, len(rest))) for i in range(0, len(rest), chunk)]
+    # joblib's reusable loky pool (the one `joblib.Parallel` and `solve_batch` use: a second,
+    # plain loky pool would replace it under them)
+    executor = get_memmapping_executor(n_jobs - 1)
+    futures: dict[int, Any] = {}
+    with _claims_directory() as claims:
+        try:
+            for i in range(len(spans) - 1, 0, -1):          # the last chunk first: loky starts them in order
+                futures[i] = executor.submit(_worker_chunk, claims, i, [rest[j] for j in reversed(spans[i])],
+                                             along.solver, along.warm)
+                if bar is not None:
+                    futures[i].add_done_callback(functools.partial(_count, n=len(spans[i]), bar=bar))
+            parts: dict[int, list] = {}
+            for i, span in enumerate(spans):
+                if _claim(claims, i):
+                    if i in futures:
+                        futures.pop(i).cancel()
+                    parts[i] = along.solve([rest[j] for j in span], bar=bar)
+            for i, f in futures.items():                    # the chunks workers claimed
+                parts[i] = f.result()[::-1]
+            return [r for i in range(len(spans)) for r in parts[i]]
+        finally:
+            for f in futures.values():
+                f.cancel()
+
+
+@contextlib.contextmanager
+def _claims_directory():
+    """A new directory for one sweep's claims (`_claim`). On the way out it is renamed before it is
+    removed: a worker still claiming (a chunk it was handed late) then finds no directory, rather
+    than creating a file in one being removed."""
+    claims = tempfile.mkdtemp(prefix="channelopt-sweep-")
+    try:
+        yield claims
+    finally:
+        gone = claims + "-done"
+        os.rename(claims, gone)
+        shutil.rmtree(gone, ignore_errors=True)
+
+
+def _claim(claims: str, i: int) -> bool:
+    """Chunk i of a sweep taken by the caller, if no process has taken it: a file created in the
+    sweep's directory `claims` (O_EXCL: one creator wins, across processes). False once the sweep
+    is over and its directory gone."""
+    try:
+        os.close(os.open(os.path.join(claims, str(i)), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except OSError:
+        return False
+    return True
+
+
+def _count(future, n: int, bar) -> None:
+    """A worker's chunk done: its points on the progress bar."""
+    if not future.cancelled() and future.exception() is None and future.result() is not None:
+        bar.update(n)
+
+
+_PATHS: dict[str, Along] = {}
+"""In a worker: the path of the sweep it serves (by the sweep's claims directory), kept from one of
+its chunks to the next, so that only its first point starts cold."""
+
+
+def _worker_chunk(claims: str, i: int, probs: list[Problem], solver, warm: bool) -> list | None:
+    """In a worker: chunk i, `probs` in the order given (from the back of the sweep down), if it
+    can claim it, continuing the path its last chunk of the same sweep ended on; None if this
+    process of the sweep has claimed it first."""
+    if not _claim(claims, i):
+        return None
+    along = _PATHS.get(claims)
+    if along is None:
+        _PATHS.clear()
+        along = _PATHS[claims] = Along(solver, warm)
+    return along.solve(probs)
+
+
+def _bar(progress: bool, total: int, done: int = 0):
+    """A tqdm bar on stderr over `total` points (None without `progress`)."""
+    if not progress:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=done, desc="sweep", unit="pt")
 
 
 def solve_points(probs: list[Problem], solver, warm: bool, progress: bool, done: int = 0) -> list:
@@ -295,7 +413,12 @@ def solve_points(probs: list[Problem], solver, warm: bool, progress: bool, done:
     list of Result
         One per point, each re-audited.
     """
-    return Along(solver, warm).solve(probs, progress, done)
+    bar = _bar(progress, done + len(probs), done)
+    try:
+        return Along(solver, warm).solve(probs, bar)
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 class Along:
@@ -321,18 +444,21 @@ class Along:
         self.top = Warm()            # the last reduced LP's outputs and basis (`top_outputs`)
         self.model: Parametric | None = None      # the eps-free LP of the first point it applies to
 
-    def solve(self, probs: list[Problem], progress: bool = False, done: int = 0) -> list:
-        """The next points of the path, in order (as `solve_points`), warm LP points with one BLAS
+    def solve(self, probs: list[Problem], bar=None) -> list:
+        """The next points of the path, in order (as `solve_points`; `bar`, a tqdm bar, counts
+        them), warm LP points with one BLAS
         thread (`blas.one_thread`): a BLAS product long enough to run on every core wakes OpenBLAS's
         threads, which then spin on the other cores between points. A dual bound's dot product
         over 2dm rows did (LDP MAE at d = 128: 43% of a sweep's CPU samples, 1.9 cores busy for
         one; a parallel sweep's workers lost those cores); `Program.dual_bound` no longer calls
         BLAS, and this keeps any other product of a point from doing the same."""
-        from tqdm import tqdm
-
-        bar = tqdm(probs, disable=not progress, desc="sweep", unit="pt", initial=done, total=done + len(probs))
+        out = []
         with one_thread() if self.warm else contextlib.nullcontext():   # (not the Bayes LPs' large products)
-            return [self.point(p) for p in bar]
+            for p in probs:
+                out.append(self.point(p))
+                if bar is not None:
+                    bar.update()
+        return out
 
     def point(self, p: Problem):
         """One point: a certified closed form, else the warm LP (finished and certified), else a

@@ -509,11 +509,12 @@ def test_batch_keeps_every_part_of_a_leakage():
 
 
 def test_a_parallel_sweep_starts_workers_only_for_work_worth_it(monkeypatch, capsys):
-    """Tiny points run in this process (joblib is never asked; the bar counts every point); with
-    the threshold at 0 the workers run, and both give the serial sweep's results."""
+    """Tiny points run in this process (no worker is asked for; the bar counts every point); with
+    the threshold at 0 and one point a chunk the workers are given chunks, the bar still counts
+    every point once, and both give the serial sweep's results."""
     import importlib
 
-    import joblib
+    import joblib.executor
 
     sweep_mod = importlib.import_module("channelopt.sweep")     # (channelopt.sweep is the function)
 
@@ -527,11 +528,43 @@ def test_a_parallel_sweep_starts_workers_only_for_work_worth_it(monkeypatch, cap
             raise AssertionError("workers started for 8 tiny points")
 
     with monkeypatch.context() as m:
-        m.setattr(joblib, "Parallel", NoWorkers)
+        m.setattr(joblib.executor, "get_memmapping_executor", NoWorkers)
         small = co.sweep(base, epsilon=eps, n_jobs=2, progress=True)
     assert "8/8" in capsys.readouterr().err
     monkeypatch.setattr(sweep_mod, "PARALLEL_MIN_S", 0.0)
-    par = co.sweep(base, epsilon=eps, n_jobs=2)
+    monkeypatch.setattr(sweep_mod, "CHUNK_S", 0.0)
+    par = co.sweep(base, epsilon=eps, n_jobs=2, progress=True)
+    err = capsys.readouterr().err
+    assert "8/8" in err and "9/8" not in err
     for a, b, c in zip(serial, small, par):
         assert a.objective == b.objective == pytest.approx(c.objective, abs=1e-12)
     assert list(par.values) == list(serial.values) == list(eps)
+
+
+def test_a_parallel_sweep_shares_joblibs_pool_and_leaves_no_claims(monkeypatch, tmp_path):
+    """The sweep's workers are joblib's own reusable pool: a `joblib.Parallel` call and a parallel
+    `solve_batch` after a parallel sweep run on it (a plain loky pool put in its place breaks
+    joblib's next call); and the sweep's claims directory is gone afterwards."""
+    import importlib
+    import tempfile
+
+    import joblib
+
+    sweep_mod = importlib.import_module("channelopt.sweep")     # (channelopt.sweep is the function)
+    monkeypatch.setattr(sweep_mod, "PARALLEL_MIN_S", 0.0)
+    monkeypatch.setattr(sweep_mod, "CHUNK_S", 0.0)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    P = np.random.default_rng(22).dirichlet(np.ones(6))
+    base = co.Problem(prior=P, privacy=[co.LDP(1.0)], utility=co.Distortion("mae"))
+    eps = np.linspace(0.5, 2.0, 8)
+    par = co.sweep(base, epsilon=eps, n_jobs=2)
+    assert list(tmp_path.iterdir()) == []
+    assert joblib.Parallel(n_jobs=2)(joblib.delayed(abs)(-k) for k in range(4)) == [0, 1, 2, 3]
+    priors = np.random.default_rng(23).dirichlet(np.ones(6), size=4)
+    batch = solve_batch(priors, base, chunk_size=2, n_jobs=2)
+    for e, r in zip(eps, par):
+        fresh = co.solve(co.Problem(prior=P, privacy=[co.LDP(e)], utility=base.utility))
+        assert r.objective == pytest.approx(fresh.objective, abs=1e-12)
+    for p, obj in zip(priors, batch.arrays["objective"]):
+        fresh = co.solve(co.Problem(prior=p, privacy=base.privacy, utility=base.utility))
+        assert obj == pytest.approx(fresh.objective, abs=1e-12)

@@ -105,21 +105,51 @@ def test_prior_sweeps_and_other_problems_keep_the_rebuilt_program():
 
 
 def test_scale_sweeps_and_parallel_chunks_take_the_model_too(monkeypatch):
-    """A `scale` sweep moves LDP's one budget like an eps sweep; with two jobs each chunk keeps its
-    own model. Both equal fresh solves point by point."""
+    """A `scale` sweep moves LDP's one budget like an eps sweep; with two jobs the worker walks
+    its own model down from the last point while this process goes on up. Both equal fresh solves
+    point by point."""
+    import joblib.executor
+
     sweep_module = importlib.import_module("channelopt.sweep")     # (channelopt.sweep is the function)
     base = problem("ldp", 16, 16, 7, eps=0.8, kind="mae")
     factors = np.linspace(0.5, 3.0, 9)
     by_scale = co.sweep(base, scale=factors)
-    monkeypatch.setattr(sweep_module, "PARALLEL_MIN_S", 0.0)        # start the workers whatever the work
-    parallel = co.sweep(base, epsilon=0.8 * factors, n_jobs=2)
     assert all(r.attempts[0]["message"] == "eps updated in the previous point's model" for r in by_scale[1:])
-    # three points timed here, then this process goes on warm with the next three while a worker
-    # starts the last three from scratch
+
+    submitted = []
+    real_executor = joblib.executor.get_memmapping_executor
+
+    class Recording:
+        def __init__(self, *a, **k):
+            self.executor = real_executor(*a, **k)
+
+        def submit(self, *a, **k):
+            submitted.append(self.executor.submit(*a, **k))
+            return submitted[-1]
+
+    real_point = sweep_module.Along.point
+
+    def point_after_the_worker(self, p):
+        # this process's first point past the three timed ones waits until the worker has
+        # returned the sweep's last point (its first chunk): the worker's share is then certain
+        if submitted and p is not None:
+            submitted[0].result(timeout=120)
+        return real_point(self, p)
+
+    monkeypatch.setattr(sweep_module, "PARALLEL_MIN_S", 0.0)        # start the workers whatever the work
+    monkeypatch.setattr(sweep_module, "CHUNK_S", 0.0)               # one point a chunk
+    monkeypatch.setattr(joblib.executor, "get_memmapping_executor", Recording)
+    monkeypatch.setattr(sweep_module.Along, "point", point_after_the_worker)
+    parallel = co.sweep(base, epsilon=0.8 * factors, n_jobs=2)
+    assert len(submitted) == 5                                      # the chunks after this process's first
     warm = [r.attempts[0]["message"] == "eps updated in the previous point's model" for r in parallel]
-    assert warm == [False, True, True, True, True, True, False, True, True]
+    # the first point starts the model here; the last starts the worker's (cold); every other
+    # point, here or in the worker, moves eps in a model already solved
+    assert warm == [False] + [True] * 7 + [False]
     for s, a, b in zip(factors, by_scale, parallel):
         fresh = co.solve(at(base, 0.8 * s))
         assert a.status == b.status == "optimal"
         assert a.objective == pytest.approx(fresh.objective, rel=1e-9, abs=1e-12)
         assert b.objective == pytest.approx(fresh.objective, rel=1e-9, abs=1e-12)
+
+
