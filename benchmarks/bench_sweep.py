@@ -7,9 +7,11 @@ MinID-LDP (per-input budgets, `bench.instance`) is swept with `scale=` over the 
                                      [--utilities hamming] [--repeat 1] [--out benchmarks/results]
 
 Prints a table (seconds; ratios = fresh / sweep, co = channelopt.solve) and writes bench_sweep.csv
-and bench_sweep.png. With --repeat R, the sweep, the sweep on 2 jobs and the fresh solves are timed R
-times in turn (each ratio is the median of the R ratios measured side by side: on a machine whose
-speed drifts, a ratio of adjacent timings moves less than either timing).
+and bench_sweep.png. Two jobs are timed twice: "cold" with the worker pool shut down just before
+(the worker first imports the package), "warm" right after, on the worker that run started. With
+--repeat R, the sweep, the sweeps on 2 jobs and the fresh solves are timed R times in turn (each
+ratio is the median of the R ratios measured side by side: on a machine whose speed drifts, a ratio
+of adjacent timings moves less than either timing).
 Every sweep point is checked against its fresh solve (|objective difference| column).
 """
 
@@ -20,6 +22,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from joblib.executor import get_memmapping_executor
 
 import channelopt as co
 from channelopt import bench
@@ -48,9 +51,9 @@ def main(argv=None):
     args = ap.parse_args(argv)
     eps = np.linspace(0.5, 3.0, args.points)
     rows = []
-    head = (f"{'notion':<6} {'utility':<8} {'d':>4} {'pts':>4} | {'sweep':>7} {'sweep x2':>8} {'fresh co':>8} "
-            f"{'fresh LP':>8} {'fresh cvxpy':>11} | "
-            f"{'co/sweep':>8} {'co/x2':>6} {'LP/sweep':>8} {'cvxpy/sweep':>11} | {'|dobj|':>8}")
+    head = (f"{'notion':<6} {'utility':<8} {'d':>4} {'pts':>4} | {'sweep':>7} {'x2 cold':>8} {'x2 warm':>8} "
+            f"{'fresh co':>8} {'fresh LP':>8} {'fresh cvxpy':>11} | "
+            f"{'co/sweep':>8} {'co/cold':>7} {'co/x2':>6} {'LP/sweep':>8} {'cvxpy/sweep':>11} | {'|dobj|':>8}")
     print(head)
     print("-" * len(head))
     cells = [(n, u, int(d)) for u in args.utilities.split(",") for n in args.notions.split(",")
@@ -58,20 +61,23 @@ def main(argv=None):
     for notion, utility, d in cells:
         base = problem(notion, d, 1.0, utility)
         along = {"scale": eps} if notion == "minid" else {"epsilon": eps}
-        runs = []                # (sweep, sweep with 2 jobs, fresh solves), one triple a repeat
+        runs = []                # (sweep, 2 jobs cold, 2 jobs warm, fresh solves), one a repeat
         for _ in range(args.repeat):
             t = time.perf_counter()
             sw = co.sweep(base, **along)
             t_sweep = time.perf_counter() - t
+            get_memmapping_executor(1).shutdown(wait=True)          # the worker starts cold
             t = time.perf_counter()
             co.sweep(base, **along, n_jobs=2)
+            t_cold = time.perf_counter() - t
+            t = time.perf_counter()
+            co.sweep(base, **along, n_jobs=2)                       # the worker started by the last
             t_par = time.perf_counter() - t
             t = time.perf_counter()
             fresh = [co.solve(problem(notion, d, e, utility)) for e in eps]
-            runs.append((t_sweep, t_par, time.perf_counter() - t))
-        t_sweep, t_par, t_fresh = np.median(np.array(runs), axis=0)
-        ratio, ratio_par = (float(np.median([f / s for s, _, f in runs])),
-                            float(np.median([f / p for _, p, f in runs])))
+            runs.append((t_sweep, t_cold, t_par, time.perf_counter() - t))
+        t_sweep, t_cold, t_par, t_fresh = np.median(np.array(runs), axis=0)
+        ratio, ratio_cold, ratio_par = (float(np.median([r[-1] / r[k] for r in runs])) for k in range(3))
         t = time.perf_counter()
         for e in eps:
             co.solve(problem(notion, d, e, utility), closed_forms=False)
@@ -85,13 +91,15 @@ def main(argv=None):
         diff = max(abs(a.objective - b.objective) for a, b in zip(sw, fresh))
         assert all(r.ok for r in sw)
         row = {"notion": notion, "utility": utility, "d": d, "points": len(eps), "sweep_s": t_sweep,
-               "sweep_2jobs_s": t_par, "fresh_solve_s": t_fresh, "fresh_lp_s": t_lp, "fresh_cvxpy_s": t_cvx,
-               "fresh_over_sweep": ratio, "fresh_over_2jobs": ratio_par, "repeats": args.repeat,
+               "sweep_2jobs_s": t_par, "sweep_2jobs_cold_s": t_cold, "fresh_solve_s": t_fresh, "fresh_lp_s": t_lp, "fresh_cvxpy_s": t_cvx,
+               "fresh_over_sweep": ratio, "fresh_over_2jobs": ratio_par, "fresh_over_2jobs_cold": ratio_cold,
+               "repeats": args.repeat,
                "max_abs_dobj": diff}
         rows.append(row)
-        print(f"{notion:<6} {utility:<8} {d:>4} {len(eps):>4} | {t_sweep:7.2f} {t_par:8.2f} {t_fresh:8.2f} "
-              f"{t_lp:8.2f} {t_cvx:11.2f} | "
-              f"{ratio:8.2f} {ratio_par:6.2f} {t_lp / t_sweep:8.2f} {t_cvx / t_sweep:11.1f} | {diff:8.1e}",
+        print(f"{notion:<6} {utility:<8} {d:>4} {len(eps):>4} | {t_sweep:7.2f} {t_cold:8.2f} {t_par:8.2f} "
+              f"{t_fresh:8.2f} {t_lp:8.2f} {t_cvx:11.2f} | "
+              f"{ratio:8.2f} {ratio_cold:7.2f} {ratio_par:6.2f} {t_lp / t_sweep:8.2f} {t_cvx / t_sweep:11.1f} | "
+              f"{diff:8.1e}",
               flush=True)
     out = Path(args.out)
     bench.write_table(rows, out / "bench_sweep.csv")
@@ -106,7 +114,8 @@ def main(argv=None):
     for ax, (notion, utility) in zip(axes, panels):
         sel = [r for r in rows if (r["notion"], r["utility"]) == (notion, utility)]
         ds = [r["d"] for r in sel]
-        for key, label in (("sweep_s", "sweep (warm)"), ("sweep_2jobs_s", "sweep, 2 jobs"),
+        for key, label in (("sweep_s", "sweep (warm)"), ("sweep_2jobs_cold_s", "sweep, 2 jobs (cold)"),
+                           ("sweep_2jobs_s", "sweep, 2 jobs (warm)"),
                            ("fresh_solve_s", "fresh solve"), ("fresh_lp_s", "fresh LP"), ("fresh_cvxpy_s", "fresh cvxpy")):
             ax.loglog(ds, [r[key] for r in sel], marker="o", label=label)
         ax.set_xscale("log", base=2)
