@@ -132,7 +132,7 @@ def test_scale_sweeps_and_parallel_chunks_take_the_model_too(monkeypatch):
     def point_after_the_worker(self, p):
         # this process's first point past the three timed ones waits until the worker has
         # returned the sweep's last point (its first chunk): the worker's share is then certain
-        if submitted and p is not None:
+        if submitted:
             submitted[0].result(timeout=120)
         return real_point(self, p)
 
@@ -151,5 +151,3 @@ def test_scale_sweeps_and_parallel_chunks_take_the_model_too(monkeypatch):
         assert a.status == b.status == "optimal"
         assert a.objective == pytest.approx(fresh.objective, rel=1e-9, abs=1e-12)
         assert b.objective == pytest.approx(fresh.objective, rel=1e-9, abs=1e-12)
-
-
