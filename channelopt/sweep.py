@@ -308,11 +308,13 @@ def _from_both_ends(along: Along, rest: list[Problem], n_jobs: int, chunk: int, 
     from joblib.executor import get_memmapping_executor
 
     spans = [range(i, min(i + chunk, len(rest))) for i in range(0, len(rest), chunk)]
-    # joblib's reusable loky pool (the one `joblib.Parallel` and `solve_batch` use: a second,
-    # plain loky pool would replace it under them)
-    executor = get_memmapping_executor(n_jobs - 1)
     futures: dict[int, Any] = {}
     with _claims_directory() as claims:
+        if claims is None:                                  # no directory to claim chunks in
+            return along.solve(rest, bar=bar)
+        # joblib's reusable loky pool (the one `joblib.Parallel` and `solve_batch` use: a second,
+        # plain loky pool would replace it under them)
+        executor = get_memmapping_executor(n_jobs - 1)
         try:
             for i in range(len(spans) - 1, 0, -1):          # the last chunk first: loky starts them in order
                 futures[i] = executor.submit(_worker_chunk, claims, i, [rest[j] for j in reversed(spans[i])],
@@ -337,13 +339,21 @@ def _from_both_ends(along: Along, rest: list[Problem], n_jobs: int, chunk: int, 
 def _claims_directory():
     """A new directory for one sweep's claims (`_claim`). On the way out it is renamed before it is
     removed: a worker still claiming (a chunk it was handed late) then finds no directory, rather
-    than creating a file in one being removed."""
-    claims = tempfile.mkdtemp(prefix="channelopt-sweep-")
+    than creating a file in one being removed. None where no directory can be made (the points
+    are then solved in this process)."""
+    try:
+        claims = tempfile.mkdtemp(prefix="channelopt-sweep-")
+    except OSError:
+        yield None
+        return
     try:
         yield claims
     finally:
         gone = claims + "-done"
-        os.rename(claims, gone)
+        try:
+            os.rename(claims, gone)
+        except OSError:                                     # (removed meanwhile by someone else)
+            gone = claims
         shutil.rmtree(gone, ignore_errors=True)
 
 
@@ -371,7 +381,7 @@ its chunks to the next, so that only its first point starts cold."""
 
 def _worker_chunk(claims: str, i: int, probs: list[Problem], solver, warm: bool) -> list | None:
     """In a worker: chunk i, `probs` in the order given (from the back of the sweep down), if it
-    can claim it, continuing the path its last chunk of the same sweep ended on; None if this
+    can claim it, continuing the path its last chunk of the same sweep ended on; None if another
     process of the sweep has claimed it first."""
     if not _claim(claims, i):
         return None
@@ -446,9 +456,9 @@ class Along:
 
     def solve(self, probs: list[Problem], bar=None) -> list:
         """The next points of the path, in order (as `solve_points`; `bar`, a tqdm bar, counts
-        them), warm LP points with one BLAS
-        thread (`blas.one_thread`): a BLAS product long enough to run on every core wakes OpenBLAS's
-        threads, which then spin on the other cores between points. A dual bound's dot product
+        them), warm LP points with one BLAS thread (`blas.one_thread`): a BLAS product long enough
+        to run on every core wakes OpenBLAS's threads, which then spin on the other cores between
+        points. A dual bound's dot product
         over 2dm rows did (LDP MAE at d = 128: 43% of a sweep's CPU samples, 1.9 cores busy for
         one; a parallel sweep's workers lost those cores); `Program.dual_bound` no longer calls
         BLAS, and this keeps any other product of a point from doing the same."""

@@ -568,3 +568,30 @@ def test_a_parallel_sweep_shares_joblibs_pool_and_leaves_no_claims(monkeypatch, 
     for p, obj in zip(priors, batch.arrays["objective"]):
         fresh = co.solve(co.Problem(prior=p, privacy=base.privacy, utility=base.utility))
         assert obj == pytest.approx(fresh.objective, abs=1e-12)
+
+
+def test_a_parallel_sweep_without_a_claims_directory_runs_here(monkeypatch):
+    """Where no directory can be made for the claims, the points are solved in this process (no
+    worker asked for, no traceback), with the serial sweep's results."""
+    import importlib
+    import tempfile
+
+    import joblib.executor
+
+    sweep_mod = importlib.import_module("channelopt.sweep")     # (channelopt.sweep is the function)
+    P = np.random.default_rng(24).dirichlet(np.ones(6))
+    base = co.Problem(prior=P, privacy=[co.LDP(1.0)], utility=co.Distortion("mae"))
+    eps = np.linspace(0.5, 2.0, 8)
+    serial = co.sweep(base, epsilon=eps)
+
+    def no_directory(*a, **k):
+        raise PermissionError(13, "Permission denied", "/tmp")
+
+    def no_workers(*a, **k):
+        raise AssertionError("workers asked for without a claims directory")
+
+    monkeypatch.setattr(sweep_mod, "PARALLEL_MIN_S", 0.0)
+    monkeypatch.setattr(tempfile, "mkdtemp", no_directory)
+    monkeypatch.setattr(joblib.executor, "get_memmapping_executor", no_workers)
+    par = co.sweep(base, epsilon=eps, n_jobs=2)
+    assert [r.objective for r in par] == [r.objective for r in serial]
