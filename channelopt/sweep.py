@@ -240,8 +240,10 @@ def sweep(problem: Problem, epsilon=None, priors=None, *, scale=None, solver: st
     progress : bool, optional
         A tqdm bar on stderr.
     n_jobs : int, optional
-        joblib workers over chunks of points (1 to `sweep.MAX_JOBS`); they start only when the
-        points would take longer than `PARALLEL_MIN_S` in this process (timed on the first three).
+        Processes in all (1 to `sweep.MAX_JOBS`): this one from the first point on, n_jobs - 1
+        workers of joblib's pool in chunks from the last point down (`_from_both_ends`); they
+        are asked for only when the points would take longer than `PARALLEL_MIN_S` in this
+        process (timed on the first three).
     warm : bool, optional
         Warm-start the LP points (default True).
 
