@@ -272,9 +272,10 @@ def sweep(problem: Problem, epsilon=None, priors=None, *, scale=None, solver: st
         first = along.solve(probs if n_jobs == 1 else probs[:3], bar)
         rest = probs[len(first):]
         # a point's time along the sweep: the first pays one-time costs, the next ones start warm
-        if len(rest) < 2 or min(r.time_s for r in first[1:]) * len(rest) < PARALLEL_MIN_S:   # less than starting workers
+        point_s = max(min((r.time_s for r in first[1:]), default=0.0), 1e-9)
+        if len(rest) < 2 or point_s * len(rest) < PARALLEL_MIN_S:   # less than starting workers
             return Sweep(first + along.solve(rest, bar), param, values, kind)
-        chunk = max(1, int(CHUNK_S / max(min(r.time_s for r in first[1:]), 1e-9)))
+        chunk = max(1, int(CHUNK_S / point_s))
         return Sweep(first + _from_both_ends(along, rest, n_jobs, chunk, bar), param, values, kind)
     finally:
         if bar is not None:
