@@ -713,9 +713,10 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
         the first master LP ran out of time and the constant channel was returned; d = 9, LIP
         bayes-mse, a 1e-4 s limit: GRR where RR-LIP, feasible, has a sixth of its MSE)."""
         for V_c, lam in fam.simple_channels():
-            g_c = float(lam @ sc.phi(V_c))
+            phi_c = sc.phi(V_c)
+            g_c = float(lam @ phi_c)
             if g_c > value:
-                master.add(V_c, sc.phi(V_c))
+                master.add(V_c, phi_c)
                 w, value = np.r_[np.zeros(len(master.V) - len(lam)), lam], g_c
         return w, value
 
