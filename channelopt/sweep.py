@@ -11,7 +11,9 @@ HiGHS (the automatic choice), one HiGHS instance is kept across the points and e
 simplex starts from the previous point's optimal basis (a warm start): the program is rebuilt
 (milliseconds) but the simplex typically needs a fraction of the pivots. Under one LDP or LIP
 (G = X) notion with an expected distortion, the budget changes a few coefficients, costs and
-bounds of one model HiGHS holds instead (`methods.parametric`), and nothing is rebuilt. A warm
+bounds of one model HiGHS holds instead (`methods.parametric`), and nothing is rebuilt. Under one
+ID-LDP notion on fewer budget levels than inputs (MinID-LDP), a `scale` point takes the program
+built for the first point with its K^2 m level coefficients replaced (`parametric.LevelProgram`). A warm
 point that is not certified optimal is solved again from scratch with the full fallback chain.
 Other methods (posterior-space LP, conic, local) solve each point afresh.
 
@@ -45,7 +47,7 @@ from .methods import finish, method_for, present, solve
 from .methods.closed import closed_form_result
 from .methods.top_outputs import Warm
 from .methods.lp import build, new_highs, restrictable, solve_highs, solve_restricted
-from .methods.parametric import Parametric
+from .methods.parametric import LevelProgram, Parametric
 from .problem import Problem, as_epsilon
 
 
@@ -456,6 +458,7 @@ class Along:
         self.state: Any = None       # the last restricted program's columns, rows and basis
         self.top = Warm()            # the last reduced LP's outputs and basis (`top_outputs`)
         self.model: Parametric | None = None      # the eps-free LP of the first point it applies to
+        self.levels: LevelProgram | None = None   # the last program built on budget levels
 
     def solve(self, probs: list[Problem], bar=None) -> list:
         """The next points of the path, in order (as `solve_points`; `bar`, a tqdm bar, counts
@@ -495,7 +498,12 @@ class Along:
             prog, raw = model.solve(p.privacy[0].epsilon)
             text = "eps updated in the previous point's model" if warmed else raw.message
         else:
-            prog = build(p)
+            levels = self.levels
+            if levels is not None and levels.takes(p):
+                prog = levels.program(p)           # only the level budgets moved: no build
+            else:
+                prog = build(p)
+                self.levels = LevelProgram(p, prog) if LevelProgram.applies(p) else None
             t1 = time.perf_counter()
             same = self.shape == (prog.n, prog.A_ub.shape[0], prog.A_eq.shape[0])
             # the restricted program while it closes (Hamming: a few outputs), else the warm whole one

@@ -9,7 +9,7 @@ import pytest
 
 import channelopt as co
 from channelopt.methods import parametric
-from channelopt.methods.lp import RawSolution
+from channelopt.methods.lp import RawSolution, build
 from channelopt.methods.parametric import Parametric
 from test_extremes import pairwise_lp
 
@@ -151,3 +151,91 @@ def test_scale_sweeps_and_parallel_chunks_take_the_model_too(monkeypatch):
         assert a.status == b.status == "optimal"
         assert a.objective == pytest.approx(fresh.objective, rel=1e-9, abs=1e-12)
         assert b.objective == pytest.approx(fresh.objective, rel=1e-9, abs=1e-12)
+
+
+def level_problem(seed, scale=1.0, utility=None, prior=None):
+    """A MinID / ID-LDP problem on fewer budget levels than inputs: per-input budgets under a
+    random combine rule, or pair budgets given by classes."""
+    rng = np.random.default_rng(seed)
+    d = int(rng.integers(4, 24))
+    P = rng.dirichlet(np.ones(d))
+    P = P if prior is None else prior
+    K = int(rng.integers(2, 5))
+    values = rng.uniform(0.3, 2.0, K)
+    g = rng.integers(0, K, d)
+    if seed % 3 == 2:                                   # pair budgets by classes
+        RL = rng.uniform(0.3, 2.0, (K, K))
+        RL = (RL + RL.T) / 2
+        R = scale * RL[g[:, None], g[None, :]]
+        np.fill_diagonal(R, 0.0)
+        notion = co.IDLDP(pair_epsilons=R)
+    else:
+        notion = co.IDLDP(epsilons=scale * values[g], combine=("min", "avg", "max")[seed % 3])
+    m = d if seed % 2 else d + 2
+    if utility is None:
+        utility = (co.Distortion("mae") if m == d else co.Distortion("distortion", matrix=rng.random((d, m))))
+    return co.Problem(prior=P, privacy=[notion], utility=utility, output_size=m)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_level_program_is_the_built_program_bit_for_bit(seed):
+    """`LevelProgram.program` (the first program with its level coefficients replaced) against
+    `lp.build` of each point: every array equal, exactly."""
+    first = level_problem(seed)
+    if first.privacy[0].levels is None:
+        pytest.skip("every input its own level")
+    model = parametric.LevelProgram(first, build(first))
+    assert model.position is not None
+    for s in (0.4, 1.0, 2.5, 7.0):
+        p = level_problem(seed, s, first.utility, first.prior)
+        assert model.takes(p)
+        a, b = model.program(p), build(p)
+        for name in ("A_ub", "A_eq", "lift"):
+            A, B = getattr(a, name), getattr(b, name)
+            assert A.shape == B.shape and np.array_equal(A.indptr, B.indptr)
+            assert np.array_equal(A.indices, B.indices) and np.array_equal(A.data, B.data)
+        for name in ("c", "b_ub", "b_eq", "lb", "ub"):
+            assert np.array_equal(getattr(a, name), getattr(b, name))
+        assert a.floors[0] == b.floors[0] and np.array_equal(a.floors[1], b.floors[1])
+
+
+def test_level_program_declines_other_problems():
+    first = level_problem(0)
+    model = parametric.LevelProgram(first, build(first))
+    d = first.d
+    other_prior = dataclasses.replace(first, prior=np.roll(first.prior, 1))
+    other_utility = dataclasses.replace(first, utility=co.Distortion("distortion", matrix=np.ones((d, first.m))))
+    regrouped = dataclasses.replace(first, privacy=[co.IDLDP(epsilons=np.linspace(0.5, 1.0, d))])   # d levels
+    two_levels = np.where(np.arange(d) < d // 2, 0.5, 1.0)
+    moved = dataclasses.replace(first, privacy=[co.IDLDP(epsilons=two_levels)])   # other levels of inputs
+    for p in (other_prior, other_utility, regrouped, moved):
+        assert not model.takes(p)
+    assert not parametric.LevelProgram.applies(dataclasses.replace(first, privacy=[co.LDP(1.0)]))
+
+
+def test_minid_scale_sweep_builds_its_program_once(monkeypatch):
+    """A scale sweep under MinID-LDP builds the first point's program and replaces only the level
+    coefficients after it; every point equals a fresh solve."""
+    sweep_module = importlib.import_module("channelopt.sweep")
+    built = []
+    real = sweep_module.build
+
+    def counting(p):
+        built.append(p)
+        return real(p)
+
+    monkeypatch.setattr(sweep_module, "build", counting)
+    rng = np.random.default_rng(3)
+    d = 24
+    P = rng.dirichlet(np.ones(d))
+    E = np.where(rng.random(d) < 0.4, 0.5, 1.5)
+    base = co.Problem(prior=P, privacy=[co.IDLDP(epsilons=E)], utility=co.Distortion("mae"))
+    scales = np.linspace(0.5, 3.0, 7)
+    results = co.sweep(base, scale=scales)
+    assert len(built) == 1
+    assert all(r.status == "optimal" for r in results)
+    assert all(r.attempts[0]["message"] == "warm start from the previous point's basis" for r in results[1:])
+    for s, r in zip(scales, results):
+        fresh = co.solve(co.Problem(prior=P, privacy=[co.IDLDP(epsilons=s * E)], utility=base.utility))
+        assert r.objective == pytest.approx(fresh.objective, rel=1e-9, abs=1e-12)
+        assert r.leakage == pytest.approx(fresh.leakage, rel=1e-9, abs=1e-12)
