@@ -246,3 +246,21 @@ def test_a_batch_of_extreme_priors_equals_solve_user_by_user(seed, tmp_path):
         r = co.solve(dataclasses.replace(template, prior=P))
         assert names[data["status"][i]] == r.status == "optimal"
         assert data["objective"][i] == pytest.approx(r.objective, rel=1e-7, abs=1e-9)
+
+
+def test_snap_on_rows_spanning_past_the_float_range_raises_no_warning():
+    """A two-term row whose coefficients span more than the float range (1e10 against 1e-300): its
+    quotient one way overflows, which np.where computed too and whose warning reached the user's
+    terminal; it is not used. The row itself holds, and a row of ordinary span still snaps the
+    posterior."""
+    import warnings
+
+    from channelopt.methods.posterior import snap
+
+    A = np.array([[-1e10, 1e-300, 0.0], [2.0, 0.0, -1.0]])      # v0 >= 1e-310 v1 (holds); v2 >= 2 v0
+    V = np.array([[0.4, 0.5, 0.1]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = snap(V, A)
+    assert out[0, 2] >= 2 * out[0, 0] * (1 - 1e-15)
+    assert out.sum() == pytest.approx(1.0)

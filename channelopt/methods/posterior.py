@@ -709,7 +709,8 @@ def snap(V: np.ndarray, A: np.ndarray) -> np.ndarray:
     i, j = (np.sort(np.argsort(B == 0, axis=1, kind="stable")[:, :2], axis=1)).T       # the two columns
     a, b = B[np.arange(two.size), i], B[np.arange(two.size), j]
     low, high = np.where(a < 0, i, j), np.where(a < 0, j, i)     # the row reads v[low] >= ratio v[high]
-    ratio = -np.where(a < 0, b / a, a / b)
+    with np.errstate(over="ignore", divide="ignore"):   # (both branches are evaluated; kept where finite)
+        ratio = -np.where(a < 0, b / a, a / b)
     keep = (a * b < 0) & np.isfinite(ratio)
     low, high, ratio = low[keep], high[keep], ratio[keep]
 
