@@ -264,3 +264,33 @@ def test_snap_on_rows_spanning_past_the_float_range_raises_no_warning():
         out = snap(V, A)
     assert out[0, 2] >= 2 * out[0, 0] * (1 - 1e-15)
     assert out.sum() == pytest.approx(1.0)
+
+
+def test_vertex_lp_bound_is_not_thrown_off_by_a_tiny_prior_entry():
+    """A status fuzz problem (seed 23): metric-LDP at 31.4 nats, bayes-mse, one prior entry 3.5e-6,
+    the LP over its 70 vertices. HiGHS's duals, divided by P from its scaled rows, put the bound
+    8.4e-7 above the LP's value (gain units), so an optimal channel was reported `local` ("the
+    search stopped (None)"). The basis's own duals close it: the bound meets the vertex LP's value,
+    every vertex's reduced cost at them is at most round-off, and the result is optimal."""
+    from channelopt.methods.posterior import enumerate_and_solve, posterior_rows
+    from channelopt.notions.metric import MetricLDP
+
+    P = np.array([9.3003965914124187e-02, 4.9206761442022939e-01, 3.5185914488964666e-06,
+                  4.0983215704483394e-01, 5.0927440293637534e-03])
+    values = np.array([-999999.9989750072, -999999.9974817159, -999999.99505075, -999999.9949417864,
+                       -999999.9943036925])
+    D = np.array([[0.0, 0.24324757034185793, 0.1433792454951236, 0.5786810630067539, 0.615337981879387],
+                  [0.24324757034185793, 0.0, 0.38655145595276363, 0.5553303720946382, 0.3787885106674693],
+                  [0.1433792454951236, 0.38655145595276363, 0.0, 0.631990800104548, 0.7557950349970878],
+                  [0.5786810630067539, 0.5553303720946382, 0.631990800104548, 0.0, 0.6137209624106852],
+                  [0.615337981879387, 0.3787885106674693, 0.7557950349970878, 0.6137209624106852, 0.0]])
+    problem = co.Problem(prior=P, values=values, privacy=[MetricLDP(epsilon=31.388625943813206, distance=D)],
+                         utility=co.Bayes("bayes-mse", offset=1e12))
+    solved = enumerate_and_solve(problem, posterior_rows(problem))
+    assert len(solved.V) == 70
+    assert solved.bound - solved.gain <= 1e-12
+    r = co.solve(problem)
+    assert r.status == "optimal"
+    assert co.audit(problem, r.full_channel).ok
+    # the bound is a bound: no channel of the vertices' LP (here the returned one) passes it
+    assert r.objective >= r.certificate.bound - 1e-20

@@ -665,9 +665,11 @@ def bayes_result(problem: Problem, q: np.ndarray, solved: PosteriorSolution, rea
             f"local solution ({how or 'SLSQP multi-start'}), not certified: " + "; ".join(reasons)
             + f"; the posterior-space LP of the homogeneous notions bounds it within {gap:.3g}")
     elif solved.bound - solved.gain > 1e-7 * max(1.0, abs(solved.gain)):
-        stopped = str(solved.info.get("stopped"))
+        stopped = solved.info.get("stopped")
+        reason = (STOP_REASONS.get(str(stopped), f"the search stopped ({stopped})") if stopped else
+                  "the LP's value and its dual bound differ by more than the status rule allows (round-off)")
         status, message = "local", (f"feasible channel within {gap:.3g} of a valid bound, not certified optimal: "
-                                    + STOP_REASONS.get(stopped, f"the search stopped ({stopped})")
+                                    + reason
                                     + (f"; {weak}" if weak else ""))
     elif not certified(util.gain(problem, q), gain_bound):     # in gain units: free of the values' scale
         status, message = "local", (f"the audited channel is {gap:.3g} from the bound, more than {OPTIMAL_GAP:g} "

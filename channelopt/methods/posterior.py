@@ -263,6 +263,20 @@ def master_lp(V: np.ndarray, gains: np.ndarray, P: np.ndarray):
         raise SolverError(f"the posterior-space LP failed (HiGHS: {h.modelStatusToString(h.getModelStatus())})")
     sol = h.getSolution()
     mu = -np.asarray(sol.row_dual) / P
+    # HiGHS's duals meet its absolute tolerance in the scaled rows, so mu_x carries an error of
+    # about tol / P_x: with P_x = 3.5e-6 (a status fuzz problem, d = 5) the bound stood 8.4e-7 above
+    # the vertex LP's optimum. The basis's own duals, phi(v) = mu . v on its d basic columns
+    # solved in the original scaling, do not divide by P; the lower of the two bounds is kept
+    basic = np.flatnonzero(np.asarray(h.getBasis().col_status) == highspy.HighsBasisStatus.kBasic)
+    if basic.size == d:
+        with np.errstate(all="ignore"):
+            try:
+                exact = np.linalg.solve(V[basic], np.asarray(gains, dtype=float)[basic])
+            except np.linalg.LinAlgError:
+                exact = None
+        if exact is not None and np.all(np.isfinite(exact)) and \
+                upper_bound(exact, P, V, gains) < upper_bound(mu, P, V, gains):
+            mu = exact
     return polish(V, np.asarray(sol.col_value), P, P), mu
 
 
