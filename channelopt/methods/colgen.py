@@ -32,7 +32,7 @@ from scipy import sparse
 from ..errors import SolverError
 from ..solvers import quiet_highs
 from ..utility import entropy_rows
-from .structured import LOW_LOSS_DEPTH, MAX_NODES, SEPARABLE, Family, LIPBox
+from .structured import LOW_LOSS_DEPTH, MAX_NODES, SEPARABLE, Family, LIPBox, Priced
 from .posterior import polish
 from .result import PosteriorSolution, reported_bound
 
@@ -143,6 +143,15 @@ NEAR_MISSES = 2
 it has found nothing NEAR_MISSES times in a row (a call costs 0.1 s at d = 64 with
 `structured.NEAR_TIES`; where the plateau is not what stops the search, histogram-MSE Zipf eps = 4,
 calling it, with sets of 16, at every such round doubled the run)."""
+TIED_SKIP, TIED_EVERY = 2, 4
+"""Once the branch and bound has given up without a column and `Family.near_ties` has found columns
+in TIED_SKIP rounds in a row (the plateau of tied coordinates, where the search's nodes find
+nothing), the rounds that follow price by `near_ties` alone, at the master's duals, for as long as
+it finds columns; every TIED_EVERY-th of them runs the search again (its bound, and its columns
+once the plateau is left). The skipped searches gave no column and a bound above the binding one:
+mutual information under LIP, Dirichlet, d = 64, eps = 2, went through the same rounds in a third
+of the time (4.4e-9 at 19.5 s against 60 s); at d = 256, Zipf(1.1), eps = 0.5 / 4 it was certified
+to 8.9e-10 in 56 / 57 s where it had ended 1.6e-9 / 1.8e-9 short at 60 s."""
 STALL = {"lip": (20, (0.95, 0.5, 0.2)), "ldp": None}
 """Per family (rounds, alphas): once the master's value has not risen for `rounds` rounds (a
 degenerate master whose duals jump between optimal vertices), each pricing round also prices at
@@ -673,7 +682,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
     shape, mu_shape = np.inf, None
     low_left = LOW_LOSS_COLUMNS[fam.name] * P.size if np.isfinite(chord) else 0
     low_rng = np.random.default_rng(0)                 # reproducible columns, so reproducible results
-    near_rng, near_misses = np.random.default_rng(1), 0
+    near_rng, near_misses, tied = np.random.default_rng(1), 0, 0
     low_gap = np.inf
     if start is not None:
         cols = np.vstack([cols, start[0]])          # (columns, duals, weights) of the merged problem
@@ -818,7 +827,15 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
                 more = stall[1] if stall is not None and sc.kind == "bayes-mse" and mu_best is not None \
                     and flat >= stall[0] else ()
                 pricings = []
-                for a in (alpha, *more):
+                if tied >= TIED_SKIP and sc.kind in SEPARABLE and (tied - TIED_SKIP) % TIED_EVERY:
+                    # on the plateau (TIED_SKIP): the meet in the middle alone, no bound from it
+                    near = fam.near_ties(sc.kind, mu, near_rng,
+                                         fine=_natural_gap(sc.kind, value, chord, P) <= NEAR_CLOSE * gap_tol)
+                    near = near[sc.phi(near) - near @ mu > tol]
+                    tied = tied + 1 if len(near) else 0
+                    if len(near):
+                        pricings.append(Priced(-np.inf, np.inf, near))
+                for a in (alpha, *more) if not pricings else ():
                     mu_sep = mu if mu_best is None else a * mu_best + (1.0 - a) * mu
                     one = fam.price(sc.kind, mu_sep, sc.h, deadline=deadline, tol=tol, ratio=PRICING_RATIO,
                                     max_nodes=node_budget)
@@ -871,6 +888,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
                                      fine=_natural_gap(sc.kind, value, chord, P) <= NEAR_CLOSE * gap_tol)
                 new = near[sc.phi(near) - near @ mu > tol]
                 near_misses = 0 if len(new) else near_misses + 1
+                tied = tied + 1 if len(new) else 0
             if not len(new):
                 if not level and levels is not None and priced.stopped == "max_nodes" and mu_best is not None:
                     # no column found near the master's duals, and no proof either (a degenerate
