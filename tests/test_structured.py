@@ -2125,3 +2125,41 @@ def test_design_merge_equals_the_greedy_merge_with_phi_over_every_coordinate(fam
         assert len(p1) == m and np.allclose(V1[order[0]], V0[order[1]], rtol=0, atol=1e-12)
         assert np.allclose(p1[order[0]], p0[order[1]], rtol=0, atol=1e-15)
         assert np.abs(p1 @ V1 - P).max() <= 1e-15
+
+
+def test_plateau_rounds_price_by_near_ties_alone_and_end_where_the_search_ends(monkeypatch):
+    """`colgen.TIED_SKIP`: with the branch and bound held to 200 nodes (and no exact meet in the
+    middle), it gives up on the plateau of tied coordinates and `near_ties` finds the columns;
+    after two such rounds the loop prices by `near_ties` alone. It then makes fewer searches and
+    ends at the same optimum, certified, as the loop that searches every round."""
+    from channelopt.methods import colgen, structured
+
+    monkeypatch.setattr(structured, "LIP_MEET_MAX_D", 0)
+    monkeypatch.setattr(colgen, "MAX_NODES", 200)
+    calls = {"price": 0, "near": 0}
+    real_price, real_near = structured.Family.price, structured.LIPBox.near_ties
+
+    def price(self, *a, **k):
+        calls["price"] += 1
+        return real_price(self, *a, **k)
+
+    def near(self, *a, **k):
+        calls["near"] += 1
+        return real_near(self, *a, **k)
+
+    monkeypatch.setattr(structured.Family, "price", price)
+    monkeypatch.setattr(structured.LIPBox, "near_ties", near)
+    P = np.random.default_rng(0).dirichlet(np.ones(24))
+    problem = co.Problem(prior=P, privacy=[co.LIP(2.0)], utility=co.Bayes("mutual-information"))
+    runs = {}
+    for skip in (10**9, colgen.TIED_SKIP):
+        monkeypatch.setattr(colgen, "TIED_SKIP", skip)
+        calls.update(price=0, near=0)
+        runs[skip] = co.solve(problem, time_limit=60), dict(calls)
+    (every, every_calls), (skipping, skipping_calls) = runs.values()
+    assert every.status == skipping.status == "optimal"
+    assert every_calls["near"] >= 2                                  # the plateau is reached
+    assert skipping_calls["price"] < every_calls["price"]             # searches skipped on it
+    assert skipping.objective == pytest.approx(every.objective, rel=1e-9)
+    for r in (every, skipping):                                       # each bound holds for the other's channel
+        assert r.certificate.bound >= max(every.objective, skipping.objective) - 1e-12
