@@ -739,6 +739,11 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
         w = master.polish(w)
         value = float(master.gains @ w)
         return w, value, reported_gap(value, b)
+    def near_columns(mu: np.ndarray, value: float, tol: float) -> np.ndarray:
+        """`Family.near_ties` at the master's duals mu (finer once the master is within NEAR_CLOSE
+        gap targets of the chord bound), the columns whose reduced cost passes tol."""
+        near = fam.near_ties(sc.kind, mu, near_rng, fine=_natural_gap(sc.kind, value, chord, P) <= NEAR_CLOSE * gap_tol)
+        return near[sc.phi(near) - near @ mu > tol]
     lam = levels[1] if levels is not None else 0.0     # the level's place between value and bound
     if start is not None and start[1] is not None:
         priced = fam.price(sc.kind, start[1], sc.h, deadline=deadline)
@@ -829,9 +834,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
                 pricings = []
                 if tied >= TIED_SKIP and sc.kind in SEPARABLE and (tied - TIED_SKIP) % TIED_EVERY:
                     # on the plateau (TIED_SKIP): the meet in the middle alone, no bound from it
-                    near = fam.near_ties(sc.kind, mu, near_rng,
-                                         fine=_natural_gap(sc.kind, value, chord, P) <= NEAR_CLOSE * gap_tol)
-                    near = near[sc.phi(near) - near @ mu > tol]
+                    near = near_columns(mu, value, tol)
                     tied = tied + 1 if len(near) else 0
                     if len(near):
                         pricings.append(Priced(-np.inf, np.inf, near))
@@ -884,9 +887,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
                     and near_misses < NEAR_MISSES:
                 # the search gave up without a column: the plateau of tied coordinates, searched by
                 # meet in the middle before a deeper search (until it too finds nothing, twice)
-                near = fam.near_ties(sc.kind, mu, near_rng,
-                                     fine=_natural_gap(sc.kind, value, chord, P) <= NEAR_CLOSE * gap_tol)
-                new = near[sc.phi(near) - near @ mu > tol]
+                new = near_columns(mu, value, tol)
                 near_misses = 0 if len(new) else near_misses + 1
                 tied = tied + 1 if len(new) else 0
             if not len(new):

@@ -205,8 +205,8 @@ class LevelProgram:
 
     @staticmethod
     def applies(problem) -> bool:
-        """One `id-ldp` notion whose budgets take fewer levels than inputs, no conic notion."""
-        return (len(problem.privacy) == 1 and type(problem.privacy[0]) is IDLDP
+        """One `id-ldp` notion whose budgets take fewer levels than inputs, no latent secret."""
+        return (len(problem.privacy) == 1 and type(problem.privacy[0]) is IDLDP and problem.latent is None
                 and problem.privacy[0].levels is not None)
 
     def takes(self, problem) -> bool:
@@ -216,7 +216,7 @@ class LevelProgram:
         if self.position is None or not LevelProgram.applies(problem):
             return False
         found = problem.privacy[0].levels
-        return (problem.d == first.d and problem.m == first.m and problem.latent is None and first.latent is None
+        return (problem.d == first.d and problem.m == first.m
                 and problem.utility is first.utility and np.array_equal(problem.prior, first.prior)
                 and np.array_equal(found[0], self.g) and found[1].shape == (self.K, self.K))
 
