@@ -459,6 +459,7 @@ class Along:
         self.top = Warm()            # the last reduced LP's outputs and basis (`top_outputs`)
         self.model: Parametric | None = None      # the eps-free LP of the first point it applies to
         self.levels: LevelProgram | None = None   # the last program built on budget levels
+        self.held: LevelProgram | None = None     # whose program `highs` holds, solved, if any
 
     def solve(self, probs: list[Problem], bar=None) -> list:
         """The next points of the path, in order (as `solve_points`; `bar`, a tqdm bar, counts
@@ -499,25 +500,33 @@ class Along:
             text = "eps updated in the previous point's model" if warmed else raw.message
         else:
             levels = self.levels
-            if levels is not None and levels.takes(p):
+            leveled = levels is not None and levels.takes(p)
+            if leveled:
                 prog = levels.program(p)           # only the level budgets moved: no build
             else:
                 prog = build(p)
-                self.levels = LevelProgram(p, prog) if LevelProgram.applies(p) else None
+                self.levels = levels = LevelProgram(p, prog) if LevelProgram.applies(p) else None
             t1 = time.perf_counter()
             same = self.shape == (prog.n, prog.A_ub.shape[0], prog.A_eq.shape[0])
             # the restricted program while it closes (Hamming: a few outputs), else the warm whole one
             found = solve_restricted(prog, start=self.state) if self.restricted and restrictable(prog) else None
             self.restricted = found is not None
             self.state = found.restricted if found is not None else None
-            raw = found if found is not None else solve_highs(prog, highs=self.highs,
-                                                              basis=self.basis if same else None)
+            rerun = found is None and leveled and self.held is levels
+            if found is not None:
+                raw = found
+            elif rerun:                            # HiGHS holds the last point's: its coefficients changed
+                raw = levels.rerun(self.highs, prog)
+            else:
+                raw = solve_highs(prog, highs=self.highs, basis=self.basis if same else None)
+            self.held = levels if found is None and raw.status == "optimal" else None
             if raw.status != "optimal":
                 self.basis, self.shape = None, None
             elif raw.basis is not None:
                 self.basis, self.shape = raw.basis, (prog.n, prog.A_ub.shape[0], prog.A_eq.shape[0])
             warmed = same and not self.restricted
-            text = "warm start from the previous point's basis" if warmed else raw.message
+            text = ("level coefficients updated in the previous point's model" if rerun
+                    else "warm start from the previous point's basis" if warmed else raw.message)
         t2 = time.perf_counter()
         if raw.status != "optimal":
             return solve(p, solver)

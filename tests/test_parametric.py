@@ -214,17 +214,23 @@ def test_level_program_declines_other_problems():
 
 
 def test_minid_scale_sweep_builds_its_program_once(monkeypatch):
-    """A scale sweep under MinID-LDP builds the first point's program and replaces only the level
-    coefficients after it; every point equals a fresh solve."""
+    """A scale sweep under MinID-LDP builds the first point's program and passes it to HiGHS once;
+    after it, only the level coefficients change, in the program and in the model HiGHS holds.
+    Every point equals a fresh solve."""
     sweep_module = importlib.import_module("channelopt.sweep")
-    built = []
-    real = sweep_module.build
+    built, loaded = [], []
+    real, real_load = sweep_module.build, sweep_module.solve_highs
 
     def counting(p):
         built.append(p)
         return real(p)
 
+    def counting_load(prog, **kw):
+        loaded.append(prog)
+        return real_load(prog, **kw)
+
     monkeypatch.setattr(sweep_module, "build", counting)
+    monkeypatch.setattr(sweep_module, "solve_highs", counting_load)
     rng = np.random.default_rng(3)
     d = 24
     P = rng.dirichlet(np.ones(d))
@@ -232,9 +238,10 @@ def test_minid_scale_sweep_builds_its_program_once(monkeypatch):
     base = co.Problem(prior=P, privacy=[co.IDLDP(epsilons=E)], utility=co.Distortion("mae"))
     scales = np.linspace(0.5, 3.0, 7)
     results = co.sweep(base, scale=scales)
-    assert len(built) == 1
+    assert len(built) == 1 and len(loaded) == 1
     assert all(r.status == "optimal" for r in results)
-    assert all(r.attempts[0]["message"] == "warm start from the previous point's basis" for r in results[1:])
+    assert all(r.attempts[0]["message"] == "level coefficients updated in the previous point's model"
+               for r in results[1:])
     for s, r in zip(scales, results):
         fresh = co.solve(co.Problem(prior=P, privacy=[co.IDLDP(epsilons=s * E)], utility=base.utility))
         assert r.objective == pytest.approx(fresh.objective, rel=1e-9, abs=1e-12)

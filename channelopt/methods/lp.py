@@ -53,7 +53,8 @@ class Program:
         """
         y_ub = np.minimum(np.asarray(y_ub, dtype=float), 0.0)
         y_eq = np.asarray(y_eq, dtype=float)
-        r = self.c - self.A_ub.T @ y_ub - self.A_eq.T @ y_eq
+        AT_ub, AT_eq = self.transposes()
+        r = self.c - AT_ub @ y_ub - AT_eq @ y_eq
         with np.errstate(invalid="ignore"):
             box = np.where(r > 0, r * self.lb, r * self.ub)
         box = np.where(r == 0, 0.0, box)
@@ -63,6 +64,19 @@ class Program:
         # product on every core and its threads then spin (LDP MAE at d = 128: 1.6 cores a solve)
         return float((y_ub * self.b_ub).sum() + (y_eq * self.b_eq).sum() + box.sum())
 
+
+    def transposes(self) -> tuple:
+        """(A_ub^T, A_eq^T), kept while A_ub and A_eq are the same objects, when they share their
+        arrays with them (CSR to CSC, no copy): a coefficient updated in place
+        (`Parametric.set_budget`) shows in both. Building them costs more than the product at
+        the sizes a sweep's point has (0.1 ms a call at d = 64)."""
+        kept = self.__dict__.get("_transposes")
+        if kept is not None and kept[0] is self.A_ub and kept[1] is self.A_eq:
+            return kept[2], kept[3]
+        AT_ub, AT_eq = self.A_ub.T, self.A_eq.T
+        if all(getattr(A, "format", "") == "csr" and np.shares_memory(T.data, A.data) for A, T in ((self.A_ub, AT_ub), (self.A_eq, AT_eq))):
+            self.__dict__["_transposes"] = (self.A_ub, self.A_eq, AT_ub, AT_eq)
+        return AT_ub, AT_eq
 
     def farkas_margin(self, y_ub: np.ndarray, y_eq: np.ndarray) -> float:
         """How far multipliers y prove the program infeasible, checked here, not trusted.
@@ -432,8 +446,6 @@ def solve_highs(prog: Program, ipm: bool = False, highs=None, basis=None,
     reached is returned in `RawSolution.basis`. A fresh simplex solve of a large substituted
     program first tries `solve_restricted` (restrict=False skips it).
     """
-    import highspy
-
     if restrict and highs is None and basis is None and not ipm and restrictable(prog):
         t0 = time.perf_counter()
         raw = solve_restricted(prog, time_limit)
@@ -453,20 +465,28 @@ def solve_highs(prog: Program, ipm: bool = False, highs=None, basis=None,
     if basis is not None:
         h.setBasis(basis)
     h.run()
+    return answer(h, prog.b_ub.size)
+
+
+def answer(h, k: int, basis: bool = True) -> RawSolution:
+    """What the HiGHS instance `h` has just solved, as a RawSolution: the solution and its duals
+    split after the k inequality rows (the basis reached too, with `basis`), a Farkas ray when
+    infeasible, or "failed"."""
+    import highspy
+
     status = h.getModelStatus()
     text = h.modelStatusToString(status)
     if status == highspy.HighsModelStatus.kInfeasible:
         _, has_ray, ray = h.getDualRay()
         if has_ray:
             ray = np.asarray(ray)
-            return RawSolution("infeasible", None, ray[:prog.b_ub.size], ray[prog.b_ub.size:], text)
+            return RawSolution("infeasible", None, ray[:k], ray[k:], text)
         return RawSolution("infeasible", None, None, None, text)
     if status != highspy.HighsModelStatus.kOptimal:
         return RawSolution("failed", None, None, None, text)
     sol = h.getSolution()
     y = np.asarray(sol.row_dual)
-    k = prog.b_ub.size
-    return RawSolution("optimal", np.asarray(sol.col_value), y[:k], y[k:], text, basis=h.getBasis())
+    return RawSolution("optimal", np.asarray(sol.col_value), y[:k], y[k:], text, basis=h.getBasis() if basis else None)
 
 
 WARM_PRICING = {"restricted": 0, "whole": 1}
