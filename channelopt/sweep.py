@@ -501,7 +501,7 @@ class Along:
         else:
             levels = self.levels
             leveled = levels is not None and levels.takes(p)
-            if leveled:
+            if levels is not None and leveled:
                 prog = levels.program(p)           # only the level budgets moved: no build
             else:
                 prog = build(p)
@@ -515,7 +515,7 @@ class Along:
             rerun = found is None and leveled and self.held is levels
             if found is not None:
                 raw = found
-            elif rerun:                            # HiGHS holds the last point's: its coefficients changed
+            elif levels is not None and rerun:     # HiGHS holds the last point's: its coefficients changed
                 raw = levels.rerun(self.highs, prog)
             else:
                 raw = solve_highs(prog, highs=self.highs, basis=self.basis if same else None)
