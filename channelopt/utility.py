@@ -60,6 +60,18 @@ class Distortion:
         self.cost_priors(problem)
 
     def matrix_for(self, problem) -> np.ndarray:
+        """D[x, y] for `problem`, read-only. The last one is kept: it depends only on the sizes and
+        the input and output values, and a sweep's point asks for it four or five times."""
+        key = (problem.d, problem.m, getattr(problem, "values", None), getattr(problem, "output_values", None))
+        kept = self.__dict__.get("_kept")
+        if kept is not None and _same_values(kept[0], key):
+            return kept[1]
+        D = np.array(self._matrix(problem), dtype=float)
+        D.flags.writeable = False
+        object.__setattr__(self, "_kept", (key, D))
+        return D
+
+    def _matrix(self, problem) -> np.ndarray:
         d, m = problem.d, problem.m
         if self.kind == "distortion":
             return as_matrix("utility.matrix", self.matrix, (d, m))
@@ -343,3 +355,9 @@ class Bayes:
 
 BAYES_KINDS = ("bayes-mse", "histogram-mse", "mutual-information", "map")
 UTILITY_KINDS = LINEAR_KINDS + BAYES_KINDS
+
+
+def _same_values(a: tuple, b: tuple) -> bool:
+    """Whether two (d, m, values, output_values) keys of `Distortion.matrix_for` agree."""
+    return a[:2] == b[:2] and all(x is y or (x is not None and y is not None and np.array_equal(x, y))
+                                  for x, y in zip(a[2:], b[2:]))

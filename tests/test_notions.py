@@ -290,6 +290,29 @@ def test_value_based_distortions_scale_hamming_on_two_values():
     assert mae == pytest.approx(2 * ham) and sq == pytest.approx(4 * ham)
 
 
+def test_one_distortion_object_across_problems_gives_each_its_own_matrix():
+    """`matrix_for` keeps its last matrix: one utility object used with problems of other values,
+    sizes and output values (in turn, and back) gives each the matrix written from its definition,
+    read-only."""
+    rng = np.random.default_rng(5)
+    for kind in ("mae", "squared", "hamming"):
+        u = co.Distortion(kind)
+        cases = []
+        for d, m in ((3, 3), (3, 3), (4, 4), (3, 5), (3, 5), (3, 3)):
+            values = rng.integers(-3, 4, size=d).astype(float)
+            out = None if m == d else rng.integers(-3, 4, size=m).astype(float)
+            cases.append(co.Problem(prior=np.full(d, 1 / d), privacy=[co.LDP(1.0)], utility=u, values=values,
+                                    output_size=m if m != d else None, output_values=out))
+        for p in cases + cases[::-1]:
+            a = p.values[:, None] - (p.values if p.output_values is None else p.output_values)[None, :]
+            expected = {"mae": np.abs(a), "squared": a ** 2, "hamming": (np.arange(p.d)[:, None]
+                                                                          != np.arange(p.m)[None, :]) * 1.0}[kind]
+            D = u.matrix_for(p)
+            assert np.array_equal(D, expected)
+            with pytest.raises(ValueError):
+                D[0, 0] = 7.0
+
+
 def test_extra_outputs_cannot_lower_hamming():
     # outputs beyond the input alphabet are an error for every input
     base = dict(prior=[0.2, 0.3, 0.5], privacy=[co.LIP(0.7)], utility=co.Distortion("hamming"))
