@@ -71,6 +71,13 @@ class Distortion:
         object.__setattr__(self, "_kept", (key, D))
         return D
 
+    def __getstate__(self) -> dict:
+        """Pickled without the kept matrix (`matrix_for`): a worker of a parallel sweep or batch
+        is sent the utility with every chunk, and D is 8 MB at d = m = 1024."""
+        state = self.__dict__.copy()
+        state.pop("_kept", None)
+        return state
+
     def _matrix(self, problem) -> np.ndarray:
         d, m = problem.d, problem.m
         if self.kind == "distortion":

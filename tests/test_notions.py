@@ -2,6 +2,7 @@
 channels pass, perturbed ones fail; compact formulations equal their pairwise definitions."""
 
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -311,6 +312,12 @@ def test_one_distortion_object_across_problems_gives_each_its_own_matrix():
             assert np.array_equal(D, expected)
             with pytest.raises(ValueError):
                 D[0, 0] = 7.0
+    # a worker is sent the utility without the kept matrix, and writes its own
+    p = co.Problem(prior=np.full(200, 1 / 200), privacy=[co.LDP(1.0)], utility=co.Distortion("mae"))
+    D = p.utility.matrix_for(p)
+    sent = pickle.dumps(p.utility)
+    assert len(sent) < 1000 < D.nbytes
+    assert np.array_equal(pickle.loads(sent).matrix_for(p), D)
 
 
 def test_extra_outputs_cannot_lower_hamming():
