@@ -512,7 +512,7 @@ class Along:
             found = solve_restricted(prog, start=self.state) if self.restricted and restrictable(prog) else None
             self.restricted = found is not None
             self.state = found.restricted if found is not None else None
-            rerun = found is None and leveled and self.held is levels
+            rerun = found is None and leveled and self.held is levels and levels is not None and levels.in_place
             if found is not None:
                 raw = found
             elif levels is not None and rerun:     # HiGHS holds the last point's: its coefficients changed

@@ -165,6 +165,15 @@ class Parametric:
         return prog, raw
 
 
+RERUN_SHARE = 0.1
+"""`LevelProgram.rerun` is used while the level coefficients are at most this share of the program's
+nonzeros: `changeCoeff` costs about 1.5 us a coefficient, passing the model again about 0.2 us a
+nonzero. HiGHS time a point over 59-point MAE scale sweeps, passed again with the last basis
+against changed in place: d = 32, K = 3 (288 coefficients, 5.0% of the nonzeros) 2.76 / 2.26 ms;
+K = 6 (15.5%) 5.91 / 6.28 ms; K = 10 (28%) 16.5 / 19.2 ms; d = 64, K = 3 (2.7%) 11.6 / 9.8 ms;
+K = 8 (14%) 87.7 / 85.4 ms; K = 16 (31%) 456 / 460 ms."""
+
+
 class LevelProgram:
     """One ID-LDP notion on K < d budget levels (MinID-LDP, `IDLDP.levels`) along a sweep: the
     program `lp.build` writes (`IDLDP.linear`, floors substituted) depends on the budgets only
@@ -196,6 +205,8 @@ class LevelProgram:
             if np.array_equal(A.indices[at], column) and np.array_equal(A.data[at], -np.exp(RL[self.j, self.k])):
                 self.position = at
         self.rows, self.columns = rows, column
+        self.in_place = rows.size <= RERUN_SHARE * (prog.A_ub.nnz + prog.A_eq.nnz)
+        """Whether `rerun` pays (few levels: its coefficients a small share of the program's)."""
         self.problem, self.prog, self.g, self.K = problem, prog, g, K
 
     @staticmethod
@@ -228,7 +239,7 @@ class LevelProgram:
         program of this class: its K^2 m level coefficients changed in place, and its simplex
         continuing from the basis it ended on. At d = 32 / 64 / 128 (K = 3) a 100-point scale
         sweep's HiGHS time is 2.3 / 10.6 / 60 ms a point, against 2.8 / 12.5 / 75 ms for passing
-        the model again with the last basis (`lp.solve_highs`)."""
+        the model again with the last basis (`lp.solve_highs`); only where `in_place`."""
         values = prog.A_ub.data[self.position]
         for r, c, v in zip(self.rows.tolist(), self.columns.tolist(), values.tolist()):
             h.changeCoeff(r, c, v)
