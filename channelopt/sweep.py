@@ -13,7 +13,8 @@ simplex starts from the previous point's optimal basis (a warm start): the progr
 (G = X) notion with an expected distortion, the budget changes a few coefficients, costs and
 bounds of one model HiGHS holds instead (`methods.parametric`), and nothing is rebuilt. Under one
 ID-LDP notion on fewer budget levels than inputs (MinID-LDP), a `scale` point takes the program
-built for the first point with its K^2 m level coefficients replaced (`parametric.LevelProgram`). A warm
+built for the first point with its K^2 m level coefficients replaced, in the model HiGHS holds too
+(`parametric.LevelProgram`). A warm
 point that is not certified optimal is solved again from scratch with the full fallback chain.
 Other methods (posterior-space LP, conic, local) solve each point afresh.
 

@@ -19,7 +19,8 @@ computed by channelopt on this program, which is the problem's LP written in oth
 Under one ID-LDP notion on K < d budget levels (MinID-LDP), a budget moves only the K^2 m
 coefficients e^r(j, k) of the level rows of `IDLDP.linear`; `LevelProgram` replaces them in a copy
 of the first point's program instead of building the next one (`lp.build`: 1.3 / 1.9 ms at d = 32 /
-64, against 0.06 ms). The model HiGHS holds is still passed again at every point.
+64, against 0.06 ms), and changes them in the model HiGHS holds, whose simplex goes on from
+where the last point ended (`LevelProgram.rerun`; with few levels, `RERUN_SHARE`).
 """
 
 from __future__ import annotations
