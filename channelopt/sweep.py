@@ -500,27 +500,27 @@ class Along:
             prog, raw = model.solve(p.privacy[0].epsilon)
             text = "eps updated in the previous point's model" if warmed else raw.message
         else:
-            levels = self.levels
-            leveled = levels is not None and levels.takes(p)
-            if levels is not None and leveled:
+            levels = self.levels if self.levels is not None and self.levels.takes(p) else None
+            if levels is not None:
                 prog = levels.program(p)           # only the level budgets moved: no build
             else:
                 prog = build(p)
-                self.levels = levels = LevelProgram(p, prog) if LevelProgram.applies(p) else None
+                self.levels = LevelProgram(p, prog) if LevelProgram.applies(p) else None
             t1 = time.perf_counter()
             same = self.shape == (prog.n, prog.A_ub.shape[0], prog.A_eq.shape[0])
             # the restricted program while it closes (Hamming: a few outputs), else the warm whole one
             found = solve_restricted(prog, start=self.state) if self.restricted and restrictable(prog) else None
             self.restricted = found is not None
             self.state = found.restricted if found is not None else None
-            rerun = found is None and leveled and self.held is levels and levels is not None and levels.in_place
+            # HiGHS holds the last point's program of these levels: only its coefficients change
+            rerun = found is None and levels is not None and levels.in_place and self.held is levels
             if found is not None:
                 raw = found
-            elif levels is not None and rerun:     # HiGHS holds the last point's: its coefficients changed
+            elif levels is not None and rerun:
                 raw = levels.rerun(self.highs, prog)
             else:
                 raw = solve_highs(prog, highs=self.highs, basis=self.basis if same else None)
-            self.held = levels if found is None and raw.status == "optimal" else None
+            self.held = self.levels if found is None and raw.status == "optimal" else None
             if raw.status != "optimal":
                 self.basis, self.shape = None, None
             elif raw.basis is not None:

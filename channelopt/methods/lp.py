@@ -64,7 +64,6 @@ class Program:
         # product on every core and its threads then spin (LDP MAE at d = 128: 1.6 cores a solve)
         return float((y_ub * self.b_ub).sum() + (y_eq * self.b_eq).sum() + box.sum())
 
-
     def transposes(self) -> tuple:
         """(A_ub^T, A_eq^T), kept while A_ub and A_eq are the same objects, when they share their
         arrays with them (CSR to CSC, no copy): a coefficient updated in place
@@ -74,7 +73,8 @@ class Program:
         if kept is not None and kept[0] is self.A_ub and kept[1] is self.A_eq:
             return kept[2], kept[3]
         AT_ub, AT_eq = self.A_ub.T, self.A_eq.T
-        if all(getattr(A, "format", "") == "csr" and np.shares_memory(T.data, A.data) for A, T in ((self.A_ub, AT_ub), (self.A_eq, AT_eq))):
+        if all(getattr(A, "format", "") == "csr" and np.shares_memory(T.data, A.data)
+               for A, T in ((self.A_ub, AT_ub), (self.A_eq, AT_eq))):
             self.__dict__["_transposes"] = (self.A_ub, self.A_eq, AT_ub, AT_eq)
         return AT_ub, AT_eq
 
@@ -460,12 +460,19 @@ def solve_highs(prog: Program, ipm: bool = False, highs=None, basis=None,
     h.setOptionValue("presolve", "off" if prog.lift is not None else "choose")
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))
-    h.setOptionValue("simplex_dual_edge_weight_strategy", -1 if basis is None else WARM_PRICING["whole"])
-    h.setOptionValue("simplex_strategy", 1 if basis is None else 0)       # (WARM_PRICING)
+    whole_simplex(h, warm=basis is not None)
     if basis is not None:
         h.setBasis(basis)
     h.run()
     return answer(h, prog.b_ub.size)
+
+
+def whole_simplex(h, warm: bool) -> None:
+    """HiGHS's simplex for a whole program: from scratch the dual simplex with its default pricing;
+    warm (from another point's basis, or after changing the model it holds) HiGHS's choice of
+    simplex with Devex pricing (`WARM_PRICING`)."""
+    h.setOptionValue("simplex_dual_edge_weight_strategy", WARM_PRICING["whole"] if warm else -1)
+    h.setOptionValue("simplex_strategy", 0 if warm else 1)
 
 
 def answer(h, k: int, basis: bool = True) -> RawSolution:

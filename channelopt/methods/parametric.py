@@ -33,7 +33,7 @@ import scipy.sparse as sp
 from ..notions.ldp import IDLDP, LDP
 from ..notions.lip import LIP
 from ..utility import Distortion
-from .lp import WARM_PRICING, Program, RawSolution, answer, cost_scale, load_program, new_highs
+from .lp import Program, RawSolution, answer, cost_scale, load_program, new_highs, whole_simplex
 
 MAX_TOP = 3e3
 """Largest upper bound on t (`Parametric.top`) a point takes here (eps up to 8.0 nats, LDP and
@@ -157,8 +157,7 @@ class Parametric:
             h.changeColsCost(self.m, t, prog.c[self._t])
             h.changeColsBounds(self.m, t, prog.lb[self._t], prog.ub[self._t])
             h.setOptionValue("user_objective_scale", cost_scale(prog.c))
-            h.setOptionValue("simplex_dual_edge_weight_strategy", WARM_PRICING["whole"])
-            h.setOptionValue("simplex_strategy", 0)
+            whole_simplex(h, warm=True)
         h.run()
         raw = answer(h, k, basis=False)
         if raw.status != "optimal":
@@ -244,7 +243,6 @@ class LevelProgram:
         values = prog.A_ub.data[self.position]
         for r, c, v in zip(self.rows.tolist(), self.columns.tolist(), values.tolist()):
             h.changeCoeff(r, c, v)
-        h.setOptionValue("simplex_dual_edge_weight_strategy", WARM_PRICING["whole"])
-        h.setOptionValue("simplex_strategy", 0)
+        whole_simplex(h, warm=True)
         h.run()
         return answer(h, prog.b_ub.size)
