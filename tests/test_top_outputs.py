@@ -449,3 +449,93 @@ def test_a_minid_mae_sweep_keeps_the_warm_whole_lp_and_a_fresh_solve_takes_the_r
         p = co.Problem(prior=P, privacy=[co.IDLDP(epsilons=s * base.privacy[0].epsilons)], utility=co.Distortion("mae"))
         fresh = co.solve(p)
         assert fresh.method == "top-outputs" and r.objective == pytest.approx(fresh.objective, rel=1e-10)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_eps_free_lip_blocks_solve_the_program_lp_build_writes(seed, monkeypatch):
+    """`_OutputsLP` on the same outputs S, in eps-free form (`_LIPBlock`) and block by block as
+    `lp.build` writes it (forced by MAX_TOP = 0): the same optimum, a channel of the problem that
+    passes the audit, and each bound from its multipliers below the whole LP's optimum; then the
+    eps-free model moved to other budgets in place (`set_budget`) against a model built there."""
+    rng = np.random.default_rng(500 + seed)
+    d = int(rng.integers(20, 40))
+    P = random_prior(rng, d)
+    p = distortion(rng, P, co.LIP(float(rng.uniform(0.3, 2.5))), str(rng.choice(["mae", "squared", "matrix"])))
+    D = p.utility.matrix_for(p)
+    S = np.sort(rng.choice(p.m, size=min(p.m, 12), replace=False))
+    shape = T._shape(p)
+
+    def solved(problem, blocks, eps_free):
+        if not eps_free:
+            monkeypatch.setattr(T, "MAX_TOP", 0.0)
+        model = T._OutputsLP(problem, D)
+        monkeypatch.undo()
+        assert model.eps_free == eps_free
+        for part in blocks:
+            model.add(part)
+        return model, model.solve(np.inf)
+
+    blocks = np.array_split(S, 3)
+    held, (q, beta, objective) = solved(p, blocks, True)
+    _, (q_ref, _, objective_ref) = solved(p, blocks, False)
+    assert objective == pytest.approx(objective_ref, rel=1e-9, abs=1e-12)
+    assert q[:, np.setdiff1d(np.arange(p.m), S)].max() == 0.0
+    assert p.utility.evaluate(p, q) == pytest.approx(objective, rel=1e-9, abs=1e-12)
+    assert co.audit(p, q / q.sum(axis=1, keepdims=True)).ok
+    assert T.priced(shape, D, beta)[0] <= lp(p).objective + 1e-12
+    for eps in (0.2, 1.7, 3.1):
+        moved = co.Problem(prior=P, privacy=[co.LIP(eps)], values=p.values, output_size=p.m, utility=p.utility)
+        held.set_budget(eps)
+        got, _, got_objective = held.solve(np.inf)
+        _, (_, _, fresh_objective) = solved(moved, blocks, True)
+        assert got_objective == pytest.approx(fresh_objective, rel=1e-9, abs=1e-12), eps
+        assert moved.utility.evaluate(moved, got) == pytest.approx(got_objective, rel=1e-9, abs=1e-12)
+
+
+def test_an_mae_sweep_keeps_one_model_changing_its_budget_in_place(monkeypatch):
+    """Along a LIP MAE sweep (up and down in eps) the reduced LP's model is the previous point's,
+    its budget changed in place (`Warm.model`), not built again at each point: fewer models than
+    points (16 before), and every point equals a fresh whole LP."""
+    monkeypatch.setattr(T, "ALONG_MIN_ENTRIES", 0)
+    built = []
+    init = T._OutputsLP.__init__
+    monkeypatch.setattr(T._OutputsLP, "__init__", lambda self, *a: (built.append(1), init(self, *a))[1])
+    rng = np.random.default_rng(21)
+    P = rng.dirichlet(np.ones(64))
+    base = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Distortion("mae"))
+    eps = np.r_[np.linspace(0.5, 1.5, 8), np.linspace(1.5, 0.5, 8)]
+    sw = co.sweep(base, epsilon=eps)
+    assert all(r.method == "top-outputs" and r.status == "optimal" for r in sw)
+    assert len(built) <= len(eps) // 2
+    for e, r in zip(eps, sw):
+        assert r.objective == pytest.approx(lp(co.Problem(prior=P, privacy=[co.LIP(float(e))],
+                                                           utility=co.Distortion("mae"))).objective, rel=1e-10)
+
+
+def test_the_held_model_is_not_taken_by_another_prior_distortion_or_a_budget_past_max_top(monkeypatch):
+    """`takes` declines another prior or distortion, and a budget past `MAX_TOP` builds the model
+    as `lp.build` writes it; along a sweep over priors and one across MAX_TOP every point still
+    equals a fresh whole LP."""
+    monkeypatch.setattr(T, "ALONG_MIN_ENTRIES", 0)
+    rng = np.random.default_rng(22)
+    P = rng.dirichlet(np.ones(48))
+    p = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Distortion("mae"))
+    D = p.utility.matrix_for(p)
+    model = T._OutputsLP(p, D)
+    assert model.takes(p, D)
+    other = co.Problem(prior=rng.dirichlet(np.ones(48)), privacy=[co.LIP(1.0)], utility=co.Distortion("mae"))
+    squared = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Distortion("squared"))
+    past = co.Problem(prior=P, privacy=[co.LIP(8.5)], utility=co.Distortion("mae"))
+    assert not model.takes(other, D)
+    assert not model.takes(squared, squared.utility.matrix_for(squared))
+    assert not model.takes(past, D) and not T._OutputsLP(past, D).eps_free
+    priors = [P, other.prior, rng.dirichlet(np.ones(48)), P]
+    for r, prior in zip(co.sweep(p, priors=priors), priors):
+        assert r.method == "top-outputs"
+        assert r.objective == pytest.approx(lp(co.Problem(prior=prior, privacy=[co.LIP(1.0)],
+                                                           utility=co.Distortion("mae"))).objective, rel=1e-10)
+    eps = [7.6, 7.9, 8.2, 8.5, 7.8]
+    for r, e in zip(co.sweep(p, epsilon=eps), eps):
+        assert r.status == "optimal"
+        assert r.objective == pytest.approx(lp(co.Problem(prior=P, privacy=[co.LIP(e)],
+                                                           utility=co.Distortion("mae"))).objective, rel=1e-9, abs=1e-12)

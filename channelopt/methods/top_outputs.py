@@ -51,7 +51,8 @@ from ..notions.ldp import IDLDP, LDP
 from ..notions.lip import LIP
 from ..problem import Problem
 from ..utility import Distortion
-from .lp import Program, build, new_highs, solve_highs, whole_simplex
+from .lp import Program, build, cost_scale, new_highs, solve_highs, whole_simplex
+from .parametric import MAX_TOP
 from .result import clean
 from .structured import Family, LDPCone, LIPBox
 
@@ -104,6 +105,9 @@ class Warm:
     highs: object = None
     blocks: list | None = None
     best: tuple | None = None
+    model: object = None
+    """Under LIP, the last point's `_OutputsLP` itself (eps-free: the next point changes its budget
+    in place)."""
 
 
 class _FamilyShape:
@@ -334,8 +338,8 @@ def applies(problem: Problem, along: bool = False) -> bool:
     ALONG_MIN_ENTRIES: each point needs 10-15 rounds of it again, and under MinID-LDP the warm
     whole LP is as fast or faster (MAE, 100 scales: d = 64 1.1 s against 3.7 s, d = 128 5.0 s
     against 24.5 s; 20 scales at d = 256 26 s both), while under LIP it is from d = 128 on
-    (100 points at d = 64 1.4 s against 2.1 s, at d = 128 24.7 s against 11.9 s; 20 points at
-    d = 256 373 s against 21 s)."""
+    (100 points at d = 128 24.7 s against 11.9 s; 20 points at d = 256 373 s against 21 s; since
+    its model is kept from point to point, `Warm.model`, 11.4 s and 28.7 s)."""
     u = problem.utility
     if not (len(problem.privacy) == 1 and problem.latent is None and isinstance(u, Distortion)
             and bool(np.all(problem.prior > 0))):
@@ -349,7 +353,11 @@ def applies(problem: Problem, along: bool = False) -> bool:
 
 ALONG_MIN_ENTRIES = 1 << 13
 """Channel entries from which a sweep's point under LIP takes the reduced LP for a distortion
-other than Hamming (`applies`; d = 64 keeps the warm whole LP, d = 128 does not)."""
+other than Hamming (`applies`; d = 64 keeps the warm whole LP, d = 128 does not). With the reduced
+LP's model kept from point to point (`Warm.model`), 100-point sweeps (eps 0.5..3, Dirichlet(1)),
+ms a point, the whole LP against the reduced one: d = 48 MAE 9.4 / 8.3, squared error 10.2 / 13.4;
+d = 64 MAE 18.5 / 11.1, squared error 21.8 / 25.3. Neither wins for every distortion below d = 91,
+so the threshold stays."""
 
 
 LDP_ANY = False
@@ -468,9 +476,22 @@ def _any_distortion(problem: Problem, warm: Warm | None, time_limit: float | Non
     # the outputs whose constant channel costs least (each alone is feasible)
     S = _start(np.sort(np.argsort(P @ D, kind="stable")[:min(m, _outputs(shape.eps))]), warm)
     S = S[S < m]
-    model = _OutputsLP(problem, D)
-    if warm is not None and warm.blocks is not None and np.isin(before := np.concatenate(warm.blocks), S).all():
-        # the previous point's model, block by block, from its last basis; then the rest of S
+    held = warm.model if warm is not None and isinstance(warm.model, _OutputsLP) else None
+    if held is not None and held.takes(problem, D) and np.isin(before := held.outputs(), S).all():
+        # LIP: the previous point's model itself, its budget changed in place; then the rest of S
+        model = held
+        model.problem = problem
+        model.set_budget(shape.eps)
+        model.warm = True
+        rest = np.setdiff1d(S, before)
+        S = np.r_[before, rest]
+        if rest.size:
+            model.add(rest)
+    elif warm is not None and warm.blocks is not None and (warm.model is not None) == _eps_free(problem) \
+            and np.isin(before := np.concatenate(warm.blocks), S).all():
+        # the previous point's model (of another prior, or past what `takes`), block by block, from
+        # its last basis; then the rest of S
+        model = _OutputsLP(problem, D)
         for outputs in warm.blocks:
             model.add(outputs)
         model.h.setBasis(warm.basis)
@@ -480,6 +501,7 @@ def _any_distortion(problem: Problem, warm: Warm | None, time_limit: float | Non
         if rest.size:
             model.add(rest)
     else:
+        model = _OutputsLP(problem, D)
         model.add(S)
     best, center = -np.inf, None
     rounds = 0
@@ -512,6 +534,7 @@ def _any_distortion(problem: Problem, warm: Warm | None, time_limit: float | Non
         model.add(join)
         S = np.r_[S, join]
     if warm is not None:
+        warm.model = model if model.eps_free else None
         warm.blocks, warm.basis = [outputs for outputs, _, _ in model.blocks], model.h.getBasis()
     S = np.sort(S)
     q, _ = clean(q)                 # solver noise, as on the whole LP's channel (its own audit follows)
@@ -573,6 +596,35 @@ def priced(shape, D: np.ndarray, beta: np.ndarray) -> tuple[float, np.ndarray, n
     return math.fsum(beta) - float(terms.max()) - 8 * P.size * np.finfo(float).eps * size, terms, V, size
 
 
+class _LIPBlock:
+    """A block of outputs of `_OutputsLP` under LIP in eps-free form (`parametric`): for each output
+    y, in order, the column t[y] (the floor l[y] = t[y] / g in units of its slack, g = e^2eps - 1)
+    and then s[x, y] for every input, q[x, y] = s[x, y] + t[y] / g; its rows `s[x, y] - t[y] <= 0`
+    for every (y, x), then `sum_x P_x s[x, y] - t[y] / (e^eps + 1) = 0` for every y (the floor is
+    e^-eps Pr(Y = y))."""
+
+    def __init__(self, outputs: np.ndarray, P: np.ndarray, D: np.ndarray, col0: int, floor0: int):
+        self.outputs, self.col0, self.floor0 = outputs, col0, floor0
+        self.d, self.k = P.size, outputs.size
+        self.n = self.k * (self.d + 1)
+        self.s_cost = (P[:, None] * D[:, outputs]).T                      # (k, d)
+        self.t_cost = self.s_cost.sum(axis=1)                              # sum_x P_x D[x, y]
+        self.g = np.nan
+
+    @property
+    def t_columns(self) -> np.ndarray:
+        return (self.col0 + (self.d + 1) * np.arange(self.k)).astype(np.int32)
+
+    @property
+    def c(self) -> np.ndarray:
+        """The block's costs at its budget."""
+        return np.column_stack([self.t_cost / self.g, self.s_cost]).ravel()
+
+    def channel(self, zb: np.ndarray) -> np.ndarray:
+        Z = zb.reshape(self.k, self.d + 1)
+        return (Z[:, 1:] + Z[:, :1] / self.g).T
+
+
 class _OutputsLP:
     """The problem on the outputs of S (every input kept, D's columns of S) as one HiGHS model
     grown by blocks of outputs: rows the d row sums, then each block's own rows. The notions'
@@ -580,26 +632,68 @@ class _OutputsLP:
     writes for its outputs alone, its row-sum rows mapped onto the model's. New columns enter
     nonbasic at 0 and their rows basic, so the last basis stays primal feasible and the simplex
     goes on from it (HiGHS keeps it across `addCols` / `addRows`). Its row-sum multipliers beta
-    are what `priced` bounds the whole problem with."""
+    are what `priced` bounds the whole problem with.
+
+    Under LIP (budgets up to `parametric.MAX_TOP`) the model is the eps-free one of
+    `parametric.Parametric` on S (`_LIPBlock`): a column L (the total floor) in every row sum and
+    the row `sum_y t[y] - g L = 0`, so that a new budget changes 1 + |S| coefficients and |S|
+    costs and bounds (`set_budget`), and a sweep keeps the model from one point to the next
+    (`Warm.model`) instead of building it again."""
 
     def __init__(self, problem: Problem, D: np.ndarray):
         import highspy
 
-        from .lp import cost_scale
-
         self.problem, self.D, self.d = problem, D, problem.d
-        self.blocks: list[tuple[np.ndarray, Program, int]] = []
+        self.blocks: list[tuple[np.ndarray, Program | _LIPBlock, int]] = []
         self.warm = False
         """Whether the next solve starts from another point's basis."""
+        self.eps_free = _eps_free(problem)
         self.h = h = new_highs()
         h.setOptionValue("presolve", "off")
-        h.setOptionValue("user_objective_scale", cost_scale(problem.prior[:, None] * D))
         self.inf = highspy.kHighsInf
-        one = np.ones(self.d)
-        h.addRows(self.d, one, one, 0, np.zeros(self.d, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros(0))
+        d, one = self.d, np.ones(self.d)
+        if self.eps_free:                    # L (column 0) in every row sum; the total row (row d)
+            h.addCol(0.0, 0.0, 1.0, 0, np.zeros(0, dtype=np.int32), np.zeros(0))
+            h.addRows(d, one, one, d, np.arange(d, dtype=np.int32), np.zeros(d, dtype=np.int32), one)
+            h.addRows(1, np.zeros(1), np.zeros(1), 1, np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.int32), -one[:1])
+            self.set_budget(float(problem.privacy[0].epsilon))
+        else:
+            h.setOptionValue("user_objective_scale", cost_scale(problem.prior[:, None] * D))
+            h.addRows(d, one, one, 0, np.zeros(d, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros(0))
+
+    def takes(self, problem: Problem, D: np.ndarray) -> bool:
+        """Whether this eps-free model is `problem`'s at another budget (same prior and distortion)."""
+        return (self.eps_free and _eps_free(problem) and problem.d == self.d and D.shape == self.D.shape
+                and (problem.prior is self.problem.prior or np.array_equal(problem.prior, self.problem.prior))
+                and (D is self.D or np.array_equal(D, self.D)))
+
+    def outputs(self) -> np.ndarray:
+        """The outputs with a column, in the model's order."""
+        return np.concatenate([outputs for outputs, _, _ in self.blocks]) if self.blocks else np.zeros(0, dtype=int)
+
+    def set_budget(self, eps: float) -> None:
+        """eps-free model: LIP's budget eps (the total's -g, each floor row's -1 / (e^eps + 1), the
+        costs and bounds of t)."""
+        h, g = self.h, float(np.expm1(2 * eps))
+        self.g, self.eps = g, eps
+        h.changeCoeff(self.d, 0, -g)
+        floor = -1.0 / (np.exp(eps) + 1.0)
+        costs = [self.D.T @ self.problem.prior / g]
+        for _, block, _ in self.blocks:
+            assert isinstance(block, _LIPBlock)             # (an eps-free model has no other)
+            block.g = g
+            t = block.t_columns
+            h.changeColsCost(t.size, t, block.t_cost / g)
+            h.changeColsBounds(t.size, t, np.zeros(t.size), np.full(t.size, 2.0 * np.sinh(eps)))
+            for j, col in enumerate(t.tolist()):
+                h.changeCoeff(block.floor0 + j, col, floor)
+        h.setOptionValue("user_objective_scale", cost_scale(np.r_[(self.problem.prior[:, None] * self.D).ravel(), *costs]))
 
     def add(self, outputs: np.ndarray) -> None:
         """A block of columns for `outputs` (not yet in S)."""
+        if self.eps_free:
+            self._add_lip(outputs)
+            return
         d, inf = self.d, self.inf
         prog = build(Problem(prior=self.problem.prior, privacy=self.problem.privacy,
                              utility=Distortion("distortion", matrix=self.D[:, outputs]), output_size=outputs.size))
@@ -614,6 +708,29 @@ class _OutputsLP:
             self.h.addRows(own.shape[0], lower, upper, own.nnz, own.indptr[:-1].astype(np.int32),
                            (own.indices + col0).astype(np.int32), own.data)
         self.blocks.append((outputs, prog, col0))
+
+    def _add_lip(self, outputs: np.ndarray) -> None:
+        """`_LIPBlock` columns and rows for `outputs`, at the model's budget."""
+        h, d, k, P = self.h, self.d, outputs.size, self.problem.prior
+        col0, row0 = h.getNumCol(), h.getNumRow()
+        block = _LIPBlock(outputs, P, self.D, col0, row0 + k * d)
+        block.g = self.g
+        # columns, output by output: t[y] (in the total row), then s[., y] (in the row sums)
+        index = np.column_stack([np.full(k, self.d), np.tile(np.arange(d), (k, 1))]).ravel().astype(np.int32)
+        upper = np.column_stack([np.full(k, 2.0 * np.sinh(self.eps)), np.ones((k, d))]).ravel()
+        h.addCols(block.n, block.c, np.zeros(block.n), upper, block.n, np.arange(block.n, dtype=np.int32), index,
+                  np.ones(block.n))
+        # rows: s[x, y] - t[y] <= 0, then sum_x P_x s[x, y] - t[y] / (e^eps + 1) = 0
+        t = block.t_columns
+        s_col = (t[:, None] + 1 + np.arange(d)[None, :]).ravel()
+        ratio_index = np.column_stack([s_col, np.repeat(t, d)]).ravel().astype(np.int32)
+        ratio_value = np.tile([1.0, -1.0], k * d)
+        floor_index = np.column_stack([s_col.reshape(k, d), t[:, None]]).ravel().astype(np.int32)
+        floor_value = np.tile(np.r_[P, -1.0 / (np.exp(self.eps) + 1.0)], k)
+        h.addRows(k * d + k, np.r_[np.full(k * d, -self.inf), np.zeros(k)], np.zeros(k * d + k), ratio_index.size + floor_index.size,
+                  np.r_[2 * np.arange(k * d), 2 * k * d + (d + 1) * np.arange(k)].astype(np.int32),
+                  np.r_[ratio_index, floor_index].astype(np.int32), np.r_[ratio_value, floor_value])
+        self.blocks.append((outputs, block, col0))
 
     def solve(self, deadline: float):
         """(the d x m channel, beta, the objective) or None (HiGHS failed, or the deadline passed)."""
@@ -648,3 +765,9 @@ class _OutputsLP:
             q[:, outputs] = np.maximum(prog.channel(zb), 0.0)
             objective += float(prog.c @ zb)
         return q, y[:self.d], objective
+
+
+def _eps_free(problem: Problem) -> bool:
+    """Whether `_OutputsLP` takes `problem` in eps-free form: one LIP notion within `MAX_TOP`."""
+    n = problem.privacy[0]
+    return isinstance(n, LIP) and 2.0 * math.sinh(float(n.epsilon)) <= MAX_TOP
