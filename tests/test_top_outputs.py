@@ -539,3 +539,28 @@ def test_the_held_model_is_not_taken_by_another_prior_distortion_or_a_budget_pas
         assert r.status == "optimal"
         assert r.objective == pytest.approx(lp(co.Problem(prior=P, privacy=[co.LIP(e)],
                                                            utility=co.Distortion("mae"))).objective, rel=1e-9, abs=1e-12)
+
+
+def test_a_sweep_hands_larger_budgets_to_the_whole_lp_once_the_outputs_outgrow_their_share(monkeypatch):
+    """Squared error under LIP, eps rising to 3: once S outgrows MAX_SHARE of the outputs, every
+    later point with a budget at least as large takes the whole LP at once (`Warm.outgrown`: no
+    reduced LP solved at them), and a smaller budget after them tries the reduced LP again; every
+    point equals a fresh whole LP."""
+    solved_at = []
+    solve = T._OutputsLP.solve
+    monkeypatch.setattr(T._OutputsLP, "solve", lambda self, deadline: (solved_at.append(self.eps), solve(self, deadline))[1])
+    rng = np.random.default_rng(23)
+    P = rng.dirichlet(np.ones(64))
+    base = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Distortion("squared"))
+    eps = np.r_[np.linspace(1.5, 3.0, 12), 0.5]
+    sw = co.sweep(base, epsilon=eps)
+    methods = [r.method for r in sw]
+    first = methods.index("lp")
+    assert methods[:first] == ["top-outputs"] * first and first < len(eps) - 2
+    assert all(m == "lp" for m, e in zip(methods[first:-1], eps[first:-1]) if e >= eps[first])
+    assert methods[-1] == "top-outputs"
+    assert max(solved_at[:-1]) <= eps[first] and solved_at[-1] == 0.5
+    for e, r in zip(eps, sw):
+        assert r.status == "optimal"
+        assert r.objective == pytest.approx(lp(co.Problem(prior=P, privacy=[co.LIP(float(e))],
+                                                           utility=co.Distortion("squared"))).objective, rel=1e-10)

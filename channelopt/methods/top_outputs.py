@@ -108,6 +108,9 @@ class Warm:
     model: object = None
     """Under LIP, the last point's `_OutputsLP` itself (eps-free: the next point changes its budget
     in place)."""
+    outgrown: tuple | None = None
+    """(the eps-free model, eps) where the reduced LP last outgrew MAX_SHARE of the outputs: the
+    same problem at a budget at least as large skips it (`_any_distortion`)."""
 
 
 class _FamilyShape:
@@ -337,9 +340,10 @@ def applies(problem: Problem, along: bool = False) -> bool:
     point's basis. There a distortion other than Hamming takes the reduced LP under LIP only, from
     ALONG_MIN_ENTRIES: each point needs 10-15 rounds of it again, and under MinID-LDP the warm
     whole LP is as fast or faster (MAE, 100 scales: d = 64 1.1 s against 3.7 s, d = 128 5.0 s
-    against 24.5 s; 20 scales at d = 256 26 s both), while under LIP it is from d = 128 on
-    (100 points at d = 128 24.7 s against 11.9 s; 20 points at d = 256 373 s against 21 s; since
-    its model is kept from point to point, `Warm.model`, 11.4 s and 28.7 s)."""
+    against 24.5 s; 20 scales at d = 256 26 s both), while under LIP it was faster from d = 128
+    on (100 points at d = 128 24.7 s against 11.9 s; 20 points at d = 256 373 s against 21 s) and,
+    since its model is kept from point to point (`Warm.model`: there 11.4 s and 28.7 s), it is
+    from GENERAL_MIN_ENTRIES on (`ALONG_MIN_ENTRIES`)."""
     u = problem.utility
     if not (len(problem.privacy) == 1 and problem.latent is None and isinstance(u, Distortion)
             and bool(np.all(problem.prior > 0))):
@@ -351,13 +355,15 @@ def applies(problem: Problem, along: bool = False) -> bool:
             and (not along or (isinstance(n, LIP) and problem.d * problem.m >= ALONG_MIN_ENTRIES)))
 
 
-ALONG_MIN_ENTRIES = 1 << 13
+ALONG_MIN_ENTRIES = 1 << 11
 """Channel entries from which a sweep's point under LIP takes the reduced LP for a distortion
-other than Hamming (`applies`; d = 64 keeps the warm whole LP, d = 128 does not). With the reduced
-LP's model kept from point to point (`Warm.model`), 100-point sweeps (eps 0.5..3, Dirichlet(1)),
-ms a point, the whole LP against the reduced one: d = 48 MAE 9.4 / 8.3, squared error 10.2 / 13.4;
-d = 64 MAE 18.5 / 11.1, squared error 21.8 / 25.3. Neither wins for every distortion below d = 91,
-so the threshold stays."""
+other than Hamming (`applies`). Once its model is kept from point to point (`Warm.model`) and a
+point whose S outgrew MAX_SHARE of the outputs hands the larger budgets to the whole LP
+(`Warm.outgrown`), it is as fast or faster from GENERAL_MIN_ENTRIES on. 100-point sweeps (eps
+0.5..3, Dirichlet(1)) against 100 fresh `solve` calls, the whole LP along / the reduced one:
+d = 48 MAE 4.39x / 5.42x, squared error 5.42x / 5.72x; d = 64 MAE 3.46x / 4.91x, squared error
+4.15x / 5.80x (before `Warm.outgrown`, squared error lost: d = 64 21.8 / 25.3 ms a point, its last
+25 points trying the reduced LP in vain). It was 8192 while each point built its model again."""
 
 
 LDP_ANY = False
@@ -474,6 +480,11 @@ def _any_distortion(problem: Problem, warm: Warm | None, time_limit: float | Non
     shape = _shape(problem)
     D = problem.utility.matrix_for(problem)
     # the outputs whose constant channel costs least (each alone is feasible)
+    if warm is not None and warm.outgrown is not None and shape.eps >= warm.outgrown[1] \
+            and warm.outgrown[0].takes(problem, D):
+        # a larger budget spreads a LIP optimum over more outputs: the whole LP, without the
+        # rounds that would find S outgrown again (squared error, d = 64, 100 points: the last 25)
+        return None
     S = _start(np.sort(np.argsort(P @ D, kind="stable")[:min(m, _outputs(shape.eps))]), warm)
     S = S[S < m]
     held = warm.model if warm is not None and isinstance(warm.model, _OutputsLP) else None
@@ -508,6 +519,8 @@ def _any_distortion(problem: Problem, warm: Warm | None, time_limit: float | Non
     while True:
         rounds += 1
         if rounds > GENERAL_ROUNDS or S.size > MAX_SHARE * m:
+            if warm is not None and model.eps_free and S.size > MAX_SHARE * m:
+                warm.outgrown, warm.model = (model, shape.eps), None
             return None
         solved = model.solve(deadline)
         if solved is None:
