@@ -407,13 +407,19 @@ def test_any_distortion_bound_holds_for_any_row_multipliers(kind):
 
 
 def test_an_mae_sweep_takes_the_reduced_lp_and_equals_fresh_lps_point_by_point(monkeypatch):
-    monkeypatch.setattr(T, "ALONG_MIN_ENTRIES", 0)        # (d = 64 keeps the warm whole LP by default)
+    """Along a LIP MAE sweep (up and down in eps) the reduced LP's model is the previous point's,
+    its budget changed in place (`Warm.model`), not built again at each point: fewer models than
+    points (16 when each point built its own), and every point equals a fresh whole LP."""
+    built = []
+    init = T._OutputsLP.__init__
+    monkeypatch.setattr(T._OutputsLP, "__init__", lambda self, *a: (built.append(1), init(self, *a))[1])
     rng = np.random.default_rng(17)
     P = rng.dirichlet(np.ones(64))
     base = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Distortion("mae"))
     eps = np.r_[np.linspace(0.3, 2.0, 8), np.linspace(2.0, 0.3, 8)]
     sw = co.sweep(base, epsilon=eps)
     assert all(r.method == "top-outputs" and r.status == "optimal" for r in sw)
+    assert len(built) <= len(eps) // 2
     for e, r in zip(eps, sw):
         assert r.objective == pytest.approx(lp(co.Problem(prior=P, privacy=[co.LIP(float(e))],
                                                            utility=co.Distortion("mae"))).objective, rel=1e-10)
@@ -492,31 +498,10 @@ def test_the_eps_free_lip_blocks_solve_the_program_lp_build_writes(seed, monkeyp
         assert moved.utility.evaluate(moved, got) == pytest.approx(got_objective, rel=1e-9, abs=1e-12)
 
 
-def test_an_mae_sweep_keeps_one_model_changing_its_budget_in_place(monkeypatch):
-    """Along a LIP MAE sweep (up and down in eps) the reduced LP's model is the previous point's,
-    its budget changed in place (`Warm.model`), not built again at each point: fewer models than
-    points (16 before), and every point equals a fresh whole LP."""
-    monkeypatch.setattr(T, "ALONG_MIN_ENTRIES", 0)
-    built = []
-    init = T._OutputsLP.__init__
-    monkeypatch.setattr(T._OutputsLP, "__init__", lambda self, *a: (built.append(1), init(self, *a))[1])
-    rng = np.random.default_rng(21)
-    P = rng.dirichlet(np.ones(64))
-    base = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Distortion("mae"))
-    eps = np.r_[np.linspace(0.5, 1.5, 8), np.linspace(1.5, 0.5, 8)]
-    sw = co.sweep(base, epsilon=eps)
-    assert all(r.method == "top-outputs" and r.status == "optimal" for r in sw)
-    assert len(built) <= len(eps) // 2
-    for e, r in zip(eps, sw):
-        assert r.objective == pytest.approx(lp(co.Problem(prior=P, privacy=[co.LIP(float(e))],
-                                                           utility=co.Distortion("mae"))).objective, rel=1e-10)
-
-
-def test_the_held_model_is_not_taken_by_another_prior_distortion_or_a_budget_past_max_top(monkeypatch):
+def test_the_held_model_is_not_taken_by_another_prior_distortion_or_a_budget_past_max_top():
     """`takes` declines another prior or distortion, and a budget past `MAX_TOP` builds the model
     as `lp.build` writes it; along a sweep over priors and one across MAX_TOP every point still
     equals a fresh whole LP."""
-    monkeypatch.setattr(T, "ALONG_MIN_ENTRIES", 0)
     rng = np.random.default_rng(22)
     P = rng.dirichlet(np.ones(48))
     p = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Distortion("mae"))
