@@ -549,3 +549,21 @@ def test_a_sweep_hands_larger_budgets_to_the_whole_lp_once_the_outputs_outgrow_t
         assert r.status == "optimal"
         assert r.objective == pytest.approx(lp(co.Problem(prior=P, privacy=[co.LIP(float(e))],
                                                            utility=co.Distortion("squared"))).objective, rel=1e-10)
+
+
+def test_a_point_whose_reduced_lp_fails_leaves_no_model_to_the_next():
+    """A point that runs out of time in the reduced LP (a deadline already past) returns None and
+    drops the held model, so the next point builds its own and still equals the whole LP."""
+    rng = np.random.default_rng(24)
+    P = rng.dirichlet(np.ones(48))
+    warm = T.Warm()
+
+    def at(eps):
+        return co.Problem(prior=P, privacy=[co.LIP(eps)], utility=co.Distortion("mae"))
+
+    assert T.top_outputs(at(1.0), warm) is not None and warm.model is not None
+    assert T.top_outputs(at(1.2), warm, time_limit=1e-12) is None and warm.model is None
+    q, bound, _ = T.top_outputs(at(1.4), warm)
+    assert warm.model is not None
+    best = lp(at(1.4)).objective
+    assert at(1.4).utility.evaluate(at(1.4), q) == pytest.approx(best, rel=1e-9) and bound <= best + 1e-12

@@ -524,6 +524,8 @@ def _any_distortion(problem: Problem, warm: Warm | None, time_limit: float | Non
             return None
         solved = model.solve(deadline)
         if solved is None:
+            if warm is not None:                # (HiGHS failed or ran out of time: the next point starts afresh)
+                warm.model = None
             return None
         q, beta, objective = solved
         used = q.sum(axis=0) > 0
