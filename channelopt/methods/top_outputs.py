@@ -479,12 +479,12 @@ def _any_distortion(problem: Problem, warm: Warm | None, time_limit: float | Non
     deadline = time.perf_counter() + (np.inf if time_limit is None else time_limit)
     shape = _shape(problem)
     D = problem.utility.matrix_for(problem)
-    # the outputs whose constant channel costs least (each alone is feasible)
     if warm is not None and warm.outgrown is not None and shape.eps >= warm.outgrown[1] \
             and warm.outgrown[0].takes(problem, D):
         # a larger budget spreads a LIP optimum over more outputs: the whole LP, without the
         # rounds that would find S outgrown again (squared error, d = 64, 100 points: the last 25)
         return None
+    # the outputs whose constant channel costs least (each alone is feasible)
     S = _start(np.sort(np.argsort(P @ D, kind="stable")[:min(m, _outputs(shape.eps))]), warm)
     S = S[S < m]
     held = warm.model if warm is not None and isinstance(warm.model, _OutputsLP) else None
@@ -693,7 +693,6 @@ class _OutputsLP:
         self.g, self.eps = g, eps
         h.changeCoeff(self.d, 0, -g)
         floor = -1.0 / (np.exp(eps) + 1.0)
-        costs = [self.D.T @ self.problem.prior / g]
         for _, block, _ in self.blocks:
             assert isinstance(block, _LIPBlock)             # (an eps-free model has no other)
             block.g = g
@@ -702,7 +701,8 @@ class _OutputsLP:
             h.changeColsBounds(t.size, t, np.zeros(t.size), np.full(t.size, 2.0 * np.sinh(eps)))
             for j, col in enumerate(t.tolist()):
                 h.changeCoeff(block.floor0 + j, col, floor)
-        h.setOptionValue("user_objective_scale", cost_scale(np.r_[(self.problem.prior[:, None] * self.D).ravel(), *costs]))
+        s_cost = self.problem.prior[:, None] * self.D
+        h.setOptionValue("user_objective_scale", cost_scale(np.r_[s_cost.ravel(), s_cost.sum(axis=0) / g]))
 
     def add(self, outputs: np.ndarray) -> None:
         """A block of columns for `outputs` (not yet in S)."""
