@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import channelopt as co
+from channelopt.methods import parametric
 from channelopt.methods import top_outputs as T
 
 
@@ -473,7 +474,7 @@ def test_the_eps_free_lip_blocks_solve_the_program_lp_build_writes(seed, monkeyp
 
     def solved(problem, blocks, eps_free):
         if not eps_free:
-            monkeypatch.setattr(T, "MAX_TOP", 0.0)
+            monkeypatch.setattr(parametric, "MAX_TOP", 0.0)
         model = T._OutputsLP(problem, D)
         monkeypatch.undo()
         assert model.eps_free == eps_free

@@ -45,6 +45,21 @@ and at eps = 12 one of 2.8e-7 (past `frontend.OPTIMAL_GAP`); LIP 7e-12 / 2e-11 a
 and 1.3e-6 at eps = 12 with the box e^2eps - 1 it had before `top`."""
 
 
+def slack(eps: float, lip: bool) -> float:
+    """g, the floor's slack in its own units: e^eps - 1 (LDP) or e^2eps - 1 (LIP)."""
+    return float(np.expm1(2 * eps if lip else eps))
+
+
+def top(eps: float, lip: bool) -> float:
+    """An upper bound on t = g l: g (LDP: l <= 1), 2 sinh eps (LIP: l = e^-eps Pr(Y = y) <= e^-eps)."""
+    return float(2 * np.sinh(eps)) if lip else slack(eps, lip)
+
+
+def lip_floor_share(eps: float) -> float:
+    """LIP: `sum_x P_x s[x, y] = t[y] / (e^eps + 1)`, the coefficient of t in a floor row."""
+    return 1.0 / (np.exp(eps) + 1.0)
+
+
 class Parametric:
     """One problem's LP in eps-free form, held in a HiGHS instance across budgets.
 
@@ -114,12 +129,10 @@ class Parametric:
                 and self.top(problem.privacy[0].epsilon) <= MAX_TOP)
 
     def slack(self, eps: float) -> float:
-        """g: e^eps - 1 (LDP) or e^2eps - 1 (LIP)."""
-        return float(np.expm1(2 * eps if self.lip else eps))
+        return slack(eps, self.lip)
 
     def top(self, eps: float) -> float:
-        """An upper bound on t = g l: g (LDP: l <= 1), 2 sinh eps (LIP: l = e^-eps Pr(Y = y) <= e^-eps)."""
-        return float(2 * np.sinh(eps)) if self.lip else self.slack(eps)
+        return top(eps, self.lip)
 
     def set_budget(self, eps: float) -> Program:
         """The program at budget eps (this model's arrays, updated in place)."""
@@ -127,7 +140,7 @@ class Parametric:
         prog = self.program
         prog.A_eq.data[self._total] = -g
         if self.lip:
-            prog.A_eq.data[self._floors] = -1.0 / (np.exp(eps) + 1.0)
+            prog.A_eq.data[self._floors] = -lip_floor_share(eps)
         prog.c[self._t] = self.column_cost / g
         prog.ub[self._t] = self.top(eps)
         prog.lift.data[self._lift_t] = 1.0 / g

@@ -52,7 +52,7 @@ from ..notions.lip import LIP
 from ..problem import Problem
 from ..utility import Distortion
 from .lp import Program, build, cost_scale, new_highs, solve_highs, whole_simplex
-from .parametric import MAX_TOP
+from . import parametric
 from .result import clean
 from .structured import Family, LDPCone, LIPBox
 
@@ -678,7 +678,7 @@ class _OutputsLP:
 
     def takes(self, problem: Problem, D: np.ndarray) -> bool:
         """Whether this eps-free model is `problem`'s at another budget (same prior and distortion)."""
-        return (self.eps_free and _eps_free(problem) and problem.d == self.d and D.shape == self.D.shape
+        return (self.eps_free and _eps_free(problem)
                 and (problem.prior is self.problem.prior or np.array_equal(problem.prior, self.problem.prior))
                 and (D is self.D or np.array_equal(D, self.D)))
 
@@ -689,16 +689,16 @@ class _OutputsLP:
     def set_budget(self, eps: float) -> None:
         """eps-free model: LIP's budget eps (the total's -g, each floor row's -1 / (e^eps + 1), the
         costs and bounds of t)."""
-        h, g = self.h, float(np.expm1(2 * eps))
+        h, g = self.h, parametric.slack(eps, lip=True)
         self.g, self.eps = g, eps
         h.changeCoeff(self.d, 0, -g)
-        floor = -1.0 / (np.exp(eps) + 1.0)
+        floor = -parametric.lip_floor_share(eps)
         for _, block, _ in self.blocks:
             assert isinstance(block, _LIPBlock)             # (an eps-free model has no other)
             block.g = g
             t = block.t_columns
             h.changeColsCost(t.size, t, block.t_cost / g)
-            h.changeColsBounds(t.size, t, np.zeros(t.size), np.full(t.size, 2.0 * np.sinh(eps)))
+            h.changeColsBounds(t.size, t, np.zeros(t.size), np.full(t.size, parametric.top(eps, lip=True)))
             for j, col in enumerate(t.tolist()):
                 h.changeCoeff(block.floor0 + j, col, floor)
         s_cost = self.problem.prior[:, None] * self.D
@@ -732,7 +732,7 @@ class _OutputsLP:
         block.g = self.g
         # columns, output by output: t[y] (in the total row), then s[., y] (in the row sums)
         index = np.column_stack([np.full(k, self.d), np.tile(np.arange(d), (k, 1))]).ravel().astype(np.int32)
-        upper = np.column_stack([np.full(k, 2.0 * np.sinh(self.eps)), np.ones((k, d))]).ravel()
+        upper = np.column_stack([np.full(k, parametric.top(self.eps, lip=True)), np.ones((k, d))]).ravel()
         h.addCols(block.n, block.c, np.zeros(block.n), upper, block.n, np.arange(block.n, dtype=np.int32), index,
                   np.ones(block.n))
         # rows: s[x, y] - t[y] <= 0, then sum_x P_x s[x, y] - t[y] / (e^eps + 1) = 0
@@ -741,7 +741,7 @@ class _OutputsLP:
         ratio_index = np.column_stack([s_col, np.repeat(t, d)]).ravel().astype(np.int32)
         ratio_value = np.tile([1.0, -1.0], k * d)
         floor_index = np.column_stack([s_col.reshape(k, d), t[:, None]]).ravel().astype(np.int32)
-        floor_value = np.tile(np.r_[P, -1.0 / (np.exp(self.eps) + 1.0)], k)
+        floor_value = np.tile(np.r_[P, -parametric.lip_floor_share(self.eps)], k)
         h.addRows(k * d + k, np.r_[np.full(k * d, -self.inf), np.zeros(k)], np.zeros(k * d + k), ratio_index.size + floor_index.size,
                   np.r_[2 * np.arange(k * d), 2 * k * d + (d + 1) * np.arange(k)].astype(np.int32),
                   np.r_[ratio_index, floor_index].astype(np.int32), np.r_[ratio_value, floor_value])
@@ -783,6 +783,6 @@ class _OutputsLP:
 
 
 def _eps_free(problem: Problem) -> bool:
-    """Whether `_OutputsLP` takes `problem` in eps-free form: one LIP notion within `MAX_TOP`."""
+    """Whether `_OutputsLP` takes `problem` in eps-free form: one LIP notion within `parametric.MAX_TOP`."""
     n = problem.privacy[0]
-    return isinstance(n, LIP) and 2.0 * math.sinh(float(n.epsilon)) <= MAX_TOP
+    return isinstance(n, LIP) and parametric.top(float(n.epsilon), lip=True) <= parametric.MAX_TOP
