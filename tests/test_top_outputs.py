@@ -409,8 +409,9 @@ def test_any_distortion_bound_holds_for_any_row_multipliers(kind):
 
 def test_an_mae_sweep_takes_the_reduced_lp_and_equals_fresh_lps_point_by_point(monkeypatch):
     """Along a LIP MAE sweep (up and down in eps) the reduced LP's model is the previous point's,
-    its budget changed in place (`Warm.model`), not built again at each point: fewer models than
-    points (16 when each point built its own), and every point equals a fresh whole LP."""
+    its budget changed in place (`Warm.model`), not built again at each point: one model for the
+    whole sweep (16 when each point built its own; 3 when a point whose outputs outgrew those used
+    built a lean one instead of dropping the unused ones), and every point equals a fresh whole LP."""
     built = []
     init = T._OutputsLP.__init__
     monkeypatch.setattr(T._OutputsLP, "__init__", lambda self, *a: (built.append(1), init(self, *a))[1])
@@ -420,7 +421,7 @@ def test_an_mae_sweep_takes_the_reduced_lp_and_equals_fresh_lps_point_by_point(m
     eps = np.r_[np.linspace(0.3, 2.0, 8), np.linspace(2.0, 0.3, 8)]
     sw = co.sweep(base, epsilon=eps)
     assert all(r.method == "top-outputs" and r.status == "optimal" for r in sw)
-    assert len(built) <= len(eps) // 2
+    assert len(built) == 1
     for e, r in zip(eps, sw):
         assert r.objective == pytest.approx(lp(co.Problem(prior=P, privacy=[co.LIP(float(e))],
                                                            utility=co.Distortion("mae"))).objective, rel=1e-10)
@@ -497,6 +498,40 @@ def test_the_eps_free_lip_blocks_solve_the_program_lp_build_writes(seed, monkeyp
         _, (_, _, fresh_objective) = solved(moved, blocks, True)
         assert got_objective == pytest.approx(fresh_objective, rel=1e-9, abs=1e-12), eps
         assert moved.utility.evaluate(moved, got) == pytest.approx(got_objective, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("d, kind, budgets", [(64, "mae", (2.0, 1.5, 0.5)), (96, "mae", (2.0, 1.5, 0.5)),
+                                              (96, "squared", (1.5, 1.0, 0.4))])
+def test_dropping_unused_outputs_keeps_the_held_basis_optimal(d, kind, budgets):
+    """After a sweep down from a large budget most held outputs are unused. `drop` deletes the ones
+    whose columns and rows hold as many basic variables as they have rows: the basis HiGHS is
+    given back is optimal for the smaller model as it is (a rerun makes no pivot and keeps the
+    objective), the outputs in use all stay, and a model built afresh on the outputs kept has the
+    same optimum."""
+    rng = np.random.default_rng(d)
+    P = rng.dirichlet(np.ones(d))
+    warm = T.Warm()
+    for eps in budgets:
+        p = co.Problem(prior=P, privacy=[co.LIP(eps)], utility=co.Distortion(kind))
+        assert T.top_outputs(p, warm) is not None
+    model, h = warm.model, warm.model.h
+    before = h.getInfo().objective_function_value
+    unused = np.setdiff1d(model.outputs(), warm.used)
+    gone = model.drop(unused)
+    assert gone.size > 0 and np.isin(gone, unused).all()
+    kept = model.outputs()
+    assert np.isin(warm.used, kept).all() and kept.size + gone.size == unused.size + warm.used.size
+    assert h.getNumCol() == 1 + kept.size * (d + 1) and h.getNumRow() == d + 1 + kept.size * (d + 1)
+    assert h.getBasis().valid
+    h.run()
+    assert h.getInfo().simplex_iteration_count == 0
+    assert h.getInfo().objective_function_value == pytest.approx(before, rel=1e-12, abs=1e-15)
+    q, _, objective = model.solve(np.inf)
+    assert np.all(q[:, np.setdiff1d(np.arange(d), kept)] == 0)
+    fresh = T._OutputsLP(p, p.utility.matrix_for(p))
+    fresh.add(kept)
+    assert fresh.solve(np.inf)[2] == pytest.approx(objective, rel=1e-10)
+    assert objective == pytest.approx(lp(p).objective, rel=1e-10)
 
 
 def test_the_held_model_is_not_taken_by_another_prior_distortion_or_a_budget_past_max_top():

@@ -488,10 +488,13 @@ def _any_distortion(problem: Problem, warm: Warm | None, time_limit: float | Non
     S = _start(np.sort(np.argsort(P @ D, kind="stable")[:min(m, _outputs(shape.eps))]), warm)
     S = S[S < m]
     held = warm.model if warm is not None and isinstance(warm.model, _OutputsLP) else None
-    if held is not None and held.takes(problem, D) and np.isin(before := held.outputs(), S).all():
-        # LIP: the previous point's model itself, its budget changed in place; then the rest of S
+    if held is not None and held.takes(problem, D):
+        # LIP: the previous point's model itself, less the unused outputs that `_start` left out
+        # where their deletion keeps its basis, its budget changed in place; then the rest of S
         model = held
         model.problem = problem
+        model.drop(np.setdiff1d(model.outputs(), S))
+        before = model.outputs()
         model.set_budget(shape.eps)
         model.warm = True
         rest = np.setdiff1d(S, before)
@@ -723,6 +726,57 @@ class _OutputsLP:
             self.h.addRows(own.shape[0], lower, upper, own.nnz, own.indptr[:-1].astype(np.int32),
                            (own.indices + col0).astype(np.int32), own.data)
         self.blocks.append((outputs, prog, col0))
+
+    def drop(self, outputs: np.ndarray) -> np.ndarray:
+        """eps-free model: delete the columns and rows of those `outputs` whose own columns and
+        rows hold exactly as many basic variables as the output has rows (d + 1), and keep the
+        basis of the rest, which then stays a basis of the smaller model (its basic count matches
+        its rows, and the deleted entries were at 0: an unused output's). Returns the outputs
+        deleted. HiGHS marks a basis invalid once anything is deleted; it is set again here."""
+        import highspy
+
+        h, d = self.h, self.d
+        basis = h.getBasis()
+        if not basis.valid or not outputs.size:
+            return outputs[:0]
+        basic = highspy.HighsBasisStatus.kBasic
+        col_basic = np.array([s == basic for s in basis.col_status])
+        row_basic = np.array([s == basic for s in basis.row_status])
+        cut_cols = np.zeros(col_basic.size, dtype=bool)
+        cut_rows = np.zeros(row_basic.size, dtype=bool)
+        gone = []
+        for outs, block, col0 in self.blocks:
+            assert isinstance(block, _LIPBlock)
+            ratio0 = block.floor0 - block.k * d
+            for j in np.flatnonzero(np.isin(outs, outputs)):
+                cols = slice(col0 + j * (d + 1), col0 + (j + 1) * (d + 1))
+                rows = np.r_[ratio0 + j * d + np.arange(d), block.floor0 + j]
+                if col_basic[cols].sum() + row_basic[rows].sum() == d + 1:
+                    cut_cols[cols], cut_rows[rows] = True, True
+                    gone.append(outs[j])
+        if not gone:
+            return outputs[:0]
+        cols_before = np.r_[0, np.cumsum(cut_cols)]
+        rows_before = np.r_[0, np.cumsum(cut_rows)]
+        blocks: list[tuple[np.ndarray, Program | _LIPBlock, int]] = []
+        for outs, block, col0 in self.blocks:
+            kept = outs[~np.isin(outs, gone)]
+            if kept.size:
+                assert isinstance(block, _LIPBlock)
+                start = int(col0 - cols_before[col0])
+                floor0 = int(block.floor0 - rows_before[block.floor0])   # (its ratio rows' cuts come before)
+                lip = _LIPBlock(kept, self.problem.prior, self.D, start, floor0)
+                lip.g = block.g
+                blocks.append((kept, lip, start))
+        h.deleteCols(int(cut_cols.sum()), np.flatnonzero(cut_cols).astype(np.int32))
+        h.deleteRows(int(cut_rows.sum()), np.flatnonzero(cut_rows).astype(np.int32))
+        keep = highspy.HighsBasis()
+        keep.col_status = [s for s, cut in zip(basis.col_status, cut_cols) if not cut]
+        keep.row_status = [s for s, cut in zip(basis.row_status, cut_rows) if not cut]
+        keep.valid = True
+        h.setBasis(keep)
+        self.blocks = blocks
+        return np.asarray(gone)
 
     def _add_lip(self, outputs: np.ndarray) -> None:
         """`_LIPBlock` columns and rows for `outputs`, at the model's budget."""
