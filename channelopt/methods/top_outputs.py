@@ -732,51 +732,45 @@ class _OutputsLP:
         rows hold exactly as many basic variables as the output has rows (d + 1), and keep the
         basis of the rest, which then stays a basis of the smaller model (its basic count matches
         its rows, and the deleted entries were at 0: an unused output's). Returns the outputs
-        deleted. HiGHS marks a basis invalid once anything is deleted; it is set again here."""
-        import highspy
-
+        deleted. HiGHS keeps the other entries' statuses through a deletion but marks the basis
+        invalid: it is marked valid again here."""
         h, d = self.h, self.d
-        basis = h.getBasis()
-        if not basis.valid or not outputs.size:
+        if not outputs.size or not h.getBasis().valid:
             return outputs[:0]
-        basic = highspy.HighsBasisStatus.kBasic
-        col_basic = np.array([s == basic for s in basis.col_status])
-        row_basic = np.array([s == basic for s in basis.row_status])
+        basic = np.asarray(h.getBasicVariables()[1])     # column j as j, row i as -1 - i
+        col_basic = np.zeros(h.getNumCol(), dtype=np.int64)
+        row_basic = np.zeros(h.getNumRow(), dtype=np.int64)
+        col_basic[basic[basic >= 0]] = 1
+        row_basic[-1 - basic[basic < 0]] = 1
         cut_cols = np.zeros(col_basic.size, dtype=bool)
         cut_rows = np.zeros(row_basic.size, dtype=bool)
-        gone = []
+        blocks: list[tuple[np.ndarray, Program | _LIPBlock, int]] = []
+        found = []
         for outs, block, col0 in self.blocks:
             assert isinstance(block, _LIPBlock)
-            ratio0 = block.floor0 - block.k * d
-            for j in np.flatnonzero(np.isin(outs, outputs)):
-                cols = slice(col0 + j * (d + 1), col0 + (j + 1) * (d + 1))
-                rows = np.r_[ratio0 + j * d + np.arange(d), block.floor0 + j]
-                if col_basic[cols].sum() + row_basic[rows].sum() == d + 1:
-                    cut_cols[cols], cut_rows[rows] = True, True
-                    gone.append(outs[j])
-        if not gone:
-            return outputs[:0]
-        cols_before = np.r_[0, np.cumsum(cut_cols)]
-        rows_before = np.r_[0, np.cumsum(cut_rows)]
-        blocks: list[tuple[np.ndarray, Program | _LIPBlock, int]] = []
-        for outs, block, col0 in self.blocks:
-            kept = outs[~np.isin(outs, gone)]
-            if kept.size:
-                assert isinstance(block, _LIPBlock)
-                start = int(col0 - cols_before[col0])
-                floor0 = int(block.floor0 - rows_before[block.floor0])   # (its ratio rows' cuts come before)
-                lip = _LIPBlock(kept, self.problem.prior, self.D, start, floor0)
+            k, ratio0 = block.k, block.floor0 - block.k * d
+            count = (col_basic[col0:col0 + k * (d + 1)].reshape(k, d + 1).sum(axis=1)
+                     + row_basic[ratio0:block.floor0].reshape(k, d).sum(axis=1) + row_basic[block.floor0:block.floor0 + k])
+            gone = np.isin(outs, outputs) & (count == d + 1)
+            cut_cols[col0:col0 + k * (d + 1)] = np.repeat(gone, d + 1)
+            cut_rows[ratio0:block.floor0] = np.repeat(gone, d)
+            cut_rows[block.floor0:block.floor0 + k] = gone
+            found.append(outs[gone])
+            if not gone.all():                          # the block's other outputs, where they now start
+                lip = _LIPBlock(outs[~gone], self.problem.prior, self.D, col0 - int(cut_cols[:col0].sum()),
+                                block.floor0 - int(cut_rows[:block.floor0].sum()))   # (its own ratio rows' cuts before)
                 lip.g = block.g
-                blocks.append((kept, lip, start))
+                blocks.append((lip.outputs, lip, lip.col0))
+        dropped = np.concatenate(found)
+        if not dropped.size:
+            return dropped
         h.deleteCols(int(cut_cols.sum()), np.flatnonzero(cut_cols).astype(np.int32))
         h.deleteRows(int(cut_rows.sum()), np.flatnonzero(cut_rows).astype(np.int32))
-        keep = highspy.HighsBasis()
-        keep.col_status = [s for s, cut in zip(basis.col_status, cut_cols) if not cut]
-        keep.row_status = [s for s, cut in zip(basis.row_status, cut_rows) if not cut]
-        keep.valid = True
-        h.setBasis(keep)
+        kept = h.getBasis()
+        kept.valid = True
+        h.setBasis(kept)
         self.blocks = blocks
-        return np.asarray(gone)
+        return dropped
 
     def _add_lip(self, outputs: np.ndarray) -> None:
         """`_LIPBlock` columns and rows for `outputs`, at the model's budget."""
