@@ -180,12 +180,14 @@ def level_problem(seed, scale=1.0, utility=None, prior=None):
 @pytest.mark.parametrize("seed", range(12))
 def test_level_program_is_the_built_program_bit_for_bit(seed):
     """`LevelProgram.program` (the first program with its level coefficients replaced) against
-    `lp.build` of each point: every array equal, exactly."""
+    `lp.build` of each point: every array equal, exactly; and the transposes the dual bound uses,
+    built once and changed with the program, equal to the built program's."""
     first = level_problem(seed)
     if first.privacy[0].levels is None:
         pytest.skip("every input its own level")
     model = parametric.LevelProgram(first, build(first))
     assert model.position is not None
+    kept = []
     for s in (0.4, 1.0, 2.5, 7.0):
         p = level_problem(seed, s, first.utility, first.prior)
         assert model.takes(p)
@@ -197,6 +199,10 @@ def test_level_program_is_the_built_program_bit_for_bit(seed):
         for name in ("c", "b_ub", "b_eq", "lb", "ub"):
             assert np.array_equal(getattr(a, name), getattr(b, name))
         assert a.floors[0] == b.floors[0] and np.array_equal(a.floors[1], b.floors[1])
+        AT_ub, AT_eq = a.transposes()
+        assert (AT_ub != b.A_ub.T).nnz == 0 and (AT_eq != b.A_eq.T).nnz == 0
+        kept.append(AT_ub)
+    assert all(T is kept[0] for T in kept)
 
 
 def test_level_program_declines_other_problems():

@@ -25,7 +25,6 @@ where the last point ended (`LevelProgram.rerun`; with few levels, `RERUN_SHARE`
 
 from __future__ import annotations
 
-import dataclasses
 
 import numpy as np
 import scipy.sparse as sp
@@ -240,12 +239,13 @@ class LevelProgram:
                 and np.array_equal(found[0], self.g) and found[1].shape == (self.K, self.K))
 
     def program(self, problem):
-        """The program of `problem` (`takes` holds): the first one with its level coefficients."""
+        """The program of `problem` (`takes` holds): the first one, its level coefficients changed in
+        place (as `Parametric.set_budget` does; a sweep is done with the previous point's program by
+        then), so that the transposes the dual bound uses stay those of the first point's matrix
+        (`Program.transposes`), not built again each point."""
         RL = problem.privacy[0].levels[1]
-        A = self.prog.A_ub
-        data = A.data.copy()
-        data[self.position] = -np.exp(RL[self.j, self.k])
-        return dataclasses.replace(self.prog, A_ub=sp.csr_matrix((data, A.indices, A.indptr), shape=A.shape))
+        self.prog.A_ub.data[self.position] = -np.exp(RL[self.j, self.k])
+        return self.prog
 
     def rerun(self, h, prog: Program) -> RawSolution:
         """`prog` (`program`'s) solved in `h`, the HiGHS instance that has just solved another
