@@ -2,6 +2,7 @@
 never taken where their condition fails. The LP (solver named, closed forms off) is the truth."""
 
 import dataclasses
+import importlib
 import math
 from pathlib import Path
 
@@ -216,3 +217,39 @@ def test_verify_judges_the_subset_rr_claim_against_the_lp():
 
     rep = verify.run([get("ksr-subset-rr")], quick=True, progress=False)[0]
     assert not rep.errors and rep.verdict == "holds" and len(rep.outcomes) >= 50
+
+
+def test_a_minid_scale_sweep_audits_its_infinitely_leaking_best_response_once(monkeypatch):
+    """MinID-LDP, MAE: the best response (each input its own output) leaks infinitely under ID-LDP
+    at any budgets (`IDLDP.infinite_stays`). Along a scale sweep it is audited at the first point
+    only; each later point's report is the one `audit` gives there, and every point equals a fresh
+    solve. A best response that leaks nothing (an output best for every input) is not taken for
+    one that fails: it is returned at every scale."""
+    closed_module = importlib.import_module("channelopt.methods.closed")
+    audited = []
+    real = closed_module.audit
+    monkeypatch.setattr(closed_module, "audit", lambda p, q, **kw: (audited.append(q), real(p, q, **kw))[1])
+    rng = np.random.default_rng(5)
+    d = 24
+    P = rng.dirichlet(np.ones(d))
+    E = np.where(rng.random(d) < 0.3, 0.6, 1.4)
+    base = co.Problem(prior=P, privacy=[co.IDLDP(epsilons=E)], utility=co.Distortion("mae"))
+    scales = [0.5, 1.0, 2.0, 0.7, 3.0]
+    sw = co.sweep(base, scale=scales)
+    brs = [q for q in audited if np.array_equal(q, closed_module.best_response(base)[0])]
+    assert len(brs) == 1
+    for s, r in zip(scales, sw):
+        fresh = co.solve(dataclasses.replace(base, privacy=(co.IDLDP(epsilons=s * E),)))
+        assert r.status == fresh.status == "optimal"
+        assert r.objective == pytest.approx(fresh.objective, rel=1e-9, abs=1e-12)
+    warm = closed_module.top_outputs.Warm()
+    for s in (1.0, 2.5):
+        p = dataclasses.replace(base, privacy=(co.IDLDP(epsilons=s * E),))
+        q, _, report = closed_module._best_response_along(p, warm)
+        direct = real(p, q, with_measures=False)
+        assert not report.ok and report.leakage == direct.leakage and report.satisfied == direct.satisfied
+    D = 1.0 + np.abs(np.subtract.outer(np.arange(d), np.arange(d)))
+    D[:, 3] = 0.0                                     # output 3 costs nothing for every input
+    free = co.Problem(prior=P, privacy=[co.IDLDP(epsilons=E)], utility=co.Distortion("distortion", matrix=D))
+    for r in co.sweep(free, scale=[0.5, 1.0, 2.0]):
+        assert (r.solver, r.objective, r.status) == ("best-response", 0.0, "optimal")

@@ -90,12 +90,22 @@ def _best_response_along(problem: Problem, warm: top_outputs.Warm) -> tuple[np.n
     """`best_response` and its audit along a sweep. While the points differ only in the budgets
     of budget-free notions (`Notion.budget_free`: a channel's leakage does not depend on them),
     the channel, its bound and its leakage are the last point's (`warm.best`), and each notion's
-    budget judges that leakage as `audit` would."""
+    budget judges that leakage as `audit` would. Under notions whose infinite leakage stays
+    infinite at any budgets (`Notion.infinite_stays`: ID-LDP), a best response that leaked
+    infinitely under each of them at the last point is judged so again without its audit (a
+    MinID-LDP MAE sweep at d = 32: 0.54 ms of a 4.3 ms point)."""
     key = _budget_free_key(problem)
     kept = warm.best
     if key is not None and kept is not None and _same_key(kept[0], key):
         _, q, bound, leakage = kept
         return q.copy(), bound, judged(problem, leakage)      # (a copy: a Result's own channel)
+    if key is None and all(type(n).infinite_stays for n in problem.privacy):
+        # its leakage under each notion was infinite: so it is at these budgets too (the best
+        # response itself depends on the prior and the utility alone), and it fails again
+        key = (problem.prior, problem.latent, problem.utility, tuple(type(n) for n in problem.privacy))
+        if kept is not None and _same_key(kept[0], key) and all(np.isposinf(v) for v in kept[3].values()):
+            q, bound = best_response(problem)
+            return q, bound, judged(problem, kept[3])
     q, bound = best_response(problem)
     report = audit(problem, q, with_measures=False)
     warm.best = (key, q.copy(), bound, report.leakage) if key is not None else None

@@ -249,6 +249,10 @@ class Notion(ABC):
     budget_free : bool
         The notion's leakage needs no parameter but its budgets, so `measure` reports it for
         every audited channel (the `measures` object of the JSON contract).
+    infinite_stays : bool
+        An infinite leakage (a zero probability against a positive one) is infinite at every
+        budget the notion accepts: the audit of a channel that failed so need not run again when
+        only the budgets change (the best response along a sweep, `closed._best_response_along`).
     """
 
     name: ClassVar[str]
@@ -258,6 +262,7 @@ class Notion(ABC):
     homogeneous: ClassVar[bool] = True
     linear_form: ClassVar[bool] = True
     budget_free: ClassVar[bool] = False
+    infinite_stays: ClassVar[bool] = False
 
     def __post_init__(self):
         from ..problem import as_epsilon

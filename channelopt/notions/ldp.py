@@ -172,6 +172,9 @@ class IDLDP(Notion):
     name: ClassVar[str] = "id-ldp"
     keys: ClassVar[tuple[str, ...]] = ("epsilons", "combine", "pair_epsilons")
     budget_keys: ClassVar[tuple[str, ...]] = ()
+    infinite_stays: ClassVar[bool] = True
+    """The leakage is max L(x, x') / R(x, x') over distinct inputs, and every such pair budget R is
+    finite and > 0 (`__post_init__`, `pair_budgets`): an infinite L stays infinite at any budgets."""
 
     @classmethod
     def parse(cls, table, key):
