@@ -17,14 +17,13 @@ point is then finished like any LP (`frontend.finish`): its channel audited and 
 computed by channelopt on this program, which is the problem's LP written in other variables.
 
 Under one ID-LDP notion on K < d budget levels (MinID-LDP), a budget moves only the K^2 m
-coefficients e^r(j, k) of the level rows of `IDLDP.linear`; `LevelProgram` replaces them in a copy
-of the first point's program instead of building the next one (`lp.build`: 1.3 / 1.9 ms at d = 32 /
+coefficients e^r(j, k) of the level rows of `IDLDP.linear`; `LevelProgram` replaces them in the first
+point's program instead of building the next one (`lp.build`: 1.3 / 1.9 ms at d = 32 /
 64, against 0.06 ms), and changes them in the model HiGHS holds, whose simplex goes on from
 where the last point ended (`LevelProgram.rerun`; with few levels, `RERUN_SHARE`).
 """
 
 from __future__ import annotations
-
 
 import numpy as np
 import scipy.sparse as sp
@@ -190,8 +189,8 @@ class LevelProgram:
     """One ID-LDP notion on K < d budget levels (MinID-LDP, `IDLDP.levels`) along a sweep: the
     program `lp.build` writes (`IDLDP.linear`, floors substituted) depends on the budgets only
     through the coefficients -e^r(j, k) of its K^2 m level rows `v[j, y] - e^r(j, k) u[k, y] <= 0`
-    (the floor substitution touches only q's columns). A new point copies the first point's
-    program with those coefficients replaced, instead of building it again.
+    (the floor substitution touches only q's columns). A new point changes those coefficients in
+    the first point's program, instead of building it again.
 
     Parameters
     ----------
