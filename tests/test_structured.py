@@ -1736,7 +1736,12 @@ def test_slack_excess_is_round_off_at_the_optimal_channel_and_positive_at_a_coar
     kept = wc > 1e-14
     coarse = P[None, :] * (master.V[kept] / Pc)[:, group]
     assert wc[kept] @ (coarse @ sc.h) ** 2 < value - 1e-5     # a channel, not optimal here
-    assert excesses(coarse, wc[kept], 6).max() > 1e-5
+    # where IPX stops short of optimality its point has no excess (NaN, `_slack_point`): with
+    # numpy 2.4.6 / scipy 1.17.1 / highspy 1.16.0 the sixth program here ends "unknown" after 20
+    # iterations, once the excess has reached 0.77; the claim is on the excesses measured
+    coarse_excess = excesses(coarse, wc[kept], 6)
+    measured = coarse_excess[np.isfinite(coarse_excess)]
+    assert measured.size >= 4 and measured.max() > 1e-5
 
 
 def test_slack_point_keeps_an_interior_iterate_short_of_optimality(monkeypatch):
