@@ -534,6 +534,29 @@ def test_dropping_unused_outputs_keeps_the_held_basis_optimal(d, kind, budgets):
     assert objective == pytest.approx(lp(p).objective, rel=1e-10)
 
 
+
+@pytest.mark.parametrize("d, kind, seed", [(64, "squared", 1), (96, "squared", 0), (96, "mae", 0), (128, "mae", 1)])
+def test_a_fresh_solve_deletes_held_unused_outputs_once_each_and_keeps_the_optimum(d, kind, seed, monkeypatch):
+    """A fresh solve on the top outputs (LIP, eps-free) that holds more than `DROP_HELD` times the
+    outputs in use deletes unused ones between its rounds, never the same output twice, and still
+    ends certified at the whole LP's optimum with an audited channel."""
+    deleted = []
+    drop = T._OutputsLP.drop
+
+    def counted(self, outputs):
+        gone = drop(self, outputs)
+        deleted.extend(gone.tolist())
+        return gone
+
+    monkeypatch.setattr(T._OutputsLP, "drop", counted)
+    P = np.random.default_rng([d, seed]).dirichlet(np.ones(d))
+    p = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Distortion(kind))
+    r = co.solve(p)
+    assert r.status == "optimal" and r.method == "top-outputs"
+    assert len(deleted) > 0 and len(set(deleted)) == len(deleted)
+    assert co.audit(p, r.full_channel).ok
+    assert r.objective == pytest.approx(lp(p).objective, rel=1e-10)
+
 def test_the_held_model_is_not_taken_by_another_prior_distortion_or_a_budget_past_max_top():
     """`takes` declines another prior or distortion, and a budget past `MAX_TOP` builds the model
     as `lp.build` writes it; along a sweep over priors and one across MAX_TOP every point still
