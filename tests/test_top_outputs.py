@@ -534,7 +534,6 @@ def test_dropping_unused_outputs_keeps_the_held_basis_optimal(d, kind, budgets):
     assert objective == pytest.approx(lp(p).objective, rel=1e-10)
 
 
-
 @pytest.mark.parametrize("d, kind, seed", [(64, "squared", 1), (96, "squared", 0), (96, "mae", 0), (128, "mae", 1)])
 def test_a_fresh_solve_deletes_held_unused_outputs_once_each_and_keeps_the_optimum(d, kind, seed, monkeypatch):
     """A fresh solve on the top outputs (LIP, eps-free) that holds more than `DROP_HELD` times the
@@ -556,6 +555,7 @@ def test_a_fresh_solve_deletes_held_unused_outputs_once_each_and_keeps_the_optim
     assert len(deleted) > 0 and len(set(deleted)) == len(deleted)
     assert co.audit(p, r.full_channel).ok
     assert r.objective == pytest.approx(lp(p).objective, rel=1e-10)
+
 
 def test_the_held_model_is_not_taken_by_another_prior_distortion_or_a_budget_past_max_top():
     """`takes` declines another prior or distortion, and a budget past `MAX_TOP` builds the model

@@ -169,8 +169,8 @@ the columns in use, centred), keeping its bound, its columns, and them as its ne
 failed program, again once the value has risen (`_refined_start`'s second merged problem too). From
 `_refined_start`'s channel (Dirichlet seed 0, eps = 1): d = 256 certified in 12 rounds, 3.1 s
 (6.4 s, 212 rounds without); d = 512 in 14 rounds, 17 s (60 s and a gap of 2.7e-4 without). At d = 1024
-its program (117 columns in use, 120k rows) takes 6.4 s an interior point solve (HiGHS's IPX; HiPO,
-where installed, is no faster: docs/reliability.md), so the loop gets a few rounds. The second merged problem of `_refined_start` is priced at
+its program (117 columns in use, 120k rows) takes 6.4 s an interior point solve (HiGHS's IPX; HiPO
+is no faster: docs/reliability.md), so the loop gets a few rounds. The second merged problem of `_refined_start` is priced at
 slack points too (`solve_merged(slack=True)`): at d = 1024 its value was flat while the smoothing's
 bound crawled (272 groups, eps = 1: 99 rounds, 3.0e-4 at 55 s, and the run ended 9.0e-2 from its
 bound); with them it is certified in 18-27 s, and the run ends at 7.4e-5..1.6e-4 (eps = 1) and

@@ -74,12 +74,13 @@ DROP_HELD = 2.0
 once it holds more than this many times the outputs in use, each output at most once (dropped
 outputs that price positive join again and stay: with no such rule, squared error at d = 256,
 eps = 2 cycled past GENERAL_ROUNDS to the whole LP, 49 s against 9 s). The model otherwise only
-grows: squared error (eps = 1) held 69 outputs at the end at d = 256, 18 of them in use, and 126 at
-d = 512, where one run of 10,484 pivots on 52k rows took 18 s. Dirichlet(1) priors, eps = 1, three seeds, one solve each
-(before -> after): MAE d = 256 0.74-1.46 -> 0.61-0.84 s, d = 512 4.7-13.3 -> 2.9-3.6 s; squared
-error d = 256 2.9-4.4 -> 3.1-3.5 s, d = 512 38-77 -> 35-52 s. Along a sweep it is left to `_start`
-at each point: dropping within a point's rounds too made the LIP MAE sweep at d = 128 slower (100
-points, 7.9 -> 11.8-12.1 s), its held outputs deleted and joined again."""
+grows: squared error (eps = 1) held 69 outputs at the end at d = 256, 18 of them in use, and 126
+at d = 512, where one run of 10,484 pivots on 52k rows took 18 s. Dirichlet(1) priors, eps = 1,
+three seeds, one solve each (before -> after): MAE d = 256 0.74-1.46 -> 0.61-0.84 s, d = 512
+4.7-13.3 -> 2.9-3.6 s; squared error d = 256 2.9-4.4 -> 3.1-3.5 s, d = 512 38-77 -> 35-52 s. Along
+a sweep it is left to `_start` at each point: dropping within a point's rounds too made the LIP MAE
+sweep at d = 128 slower (100 points, 7.9 -> 11.8-12.1 s), its held outputs deleted and joined
+again."""
 PRICE_TOL = 1e-12
 """An output joins S when its term exceeds this (accuracy units)."""
 DINKELBACH_STEPS = 100
