@@ -562,7 +562,7 @@ def _any_distortion(problem: Problem, warm: Warm | None, time_limit: float | Non
         if not join.size or objective - best <= PRICE_TOL * size:
             break
         join = join[:max(2, int(used.sum()) // JOIN_SHARE)]
-        if warm is None and model.eps_free and S.size > DROP_HELD * max(int(used[S].sum()), 1):
+        if warm is None and model.eps_free and S.size > DROP_HELD * max(int(used.sum()), 1):
             gone = model.drop(np.setdiff1d(S[~used[S]], dropped, assume_unique=True))
             S, dropped = np.setdiff1d(S, gone, assume_unique=True), np.r_[dropped, gone]
         model.add(join)
