@@ -458,3 +458,75 @@ def test_large_costs_are_solved_on_a_scaled_objective(solver):
     assert r.objective == pytest.approx(1e6 * truth.objective, rel=tol)
     if solver == "HIGHS":
         assert r.status == "optimal" and r.certificate.bound == pytest.approx(r.objective, rel=1e-9)
+
+
+def _ldp_mae(d):
+    P = np.random.default_rng(0).dirichlet(np.ones(d))
+    return co.Problem(prior=P, privacy=[co.LDP(1.0)], utility=co.Distortion("mae"))
+
+
+def test_a_simplex_stopped_by_its_time_limit_leaves_multipliers_that_bound_the_optimum():
+    """HiGHS stopped short (LDP MAE, d = 128: 0.2 s to solve, 0.02 s given) still hands back its
+    multipliers, and their dual bound is below the optimum (solved in full)."""
+    from channelopt.methods import lp
+
+    prog = lp.build(_ldp_mae(128))
+    best = prog.c @ lp.solve_highs(prog).z
+    raw = lp.solve_highs(prog, time_limit=0.02)
+    assert raw.status == "failed" and "time limit" in raw.message.lower()
+    assert raw.y_ub is not None and raw.y_eq is not None
+    bound = prog.dual_bound(raw.y_ub, raw.y_eq)
+    assert np.isfinite(bound) and bound <= best + 1e-9
+
+
+def test_a_reused_highs_instance_reads_the_time_limit_from_now():
+    """HiGHS's clock adds up over the runs of one instance: after 0.6 s of earlier solves, a limit
+    of 0.5 s still lets a 0.2 s solve finish, and a later call without a limit has none."""
+    from channelopt.methods import lp
+
+    prog = lp.build(_ldp_mae(128))
+    h = lp.new_highs()
+    while h.getRunTime() < 0.6:
+        assert lp.solve_highs(prog, highs=h).status == "optimal"
+    assert lp.solve_highs(prog, highs=h, time_limit=0.5).status == "optimal"
+    assert lp.solve_highs(prog, highs=h).status == "optimal"
+
+
+def test_out_of_time_the_solve_returns_its_best_channel_with_the_best_valid_bound(monkeypatch):
+    """The LP gets no answer in time: the result is the reduced LP's channel stopped after one
+    round (`top_outputs`, its clock made to run out) with its bound, not the trivial channel with
+    none; both against the whole LP's optimum (solved first, closed forms off). With no reduced
+    LP (LDP), the trivial channel comes back with the bound of HiGHS's multipliers or the
+    distortion's own minimum, whichever is larger."""
+    from channelopt.methods import top_outputs
+    from channelopt.methods.lp import RawSolution
+
+    P = np.random.default_rng(1).dirichlet(np.ones(96))
+    p = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Distortion("squared"))
+    best = co.solve(p, closed_forms=False)
+    assert best.status == "optimal"
+    ticks = iter([0.0, 1.0] + [100.0] * 1000)
+
+    class Clock:
+        @staticmethod
+        def perf_counter():
+            return next(ticks)
+
+    monkeypatch.setattr(top_outputs, "time", Clock)
+    replace_backends(monkeypatch, lambda prog, prob, name: RawSolution("failed", None, None, None, "Time limit reached"))
+    r = co.solve(p, time_limit=10.0)
+    trivial = min(p.utility.evaluate(p, np.eye(96)[np.full(96, y)]) for y in range(96))
+    assert r.status == "local" and r.method == "top-outputs" and co.audit(p, r.full_channel).ok
+    assert r.objective == pytest.approx(p.utility.evaluate(p, r.full_channel), rel=1e-12)
+    assert best.objective - 1e-9 * best.objective <= r.objective < trivial
+    assert p.utility.floor(p) < r.certificate.bound <= best.objective * (1 + 1e-9)
+    assert "stopped at the time limit" in r.message and "no solver certified" in r.message
+    monkeypatch.undo()
+
+    q = _ldp_mae(128)
+    optimum = co.solve(q).objective
+    r = co.solve(q, time_limit=0.02)
+    assert r.status == "local" and co.audit(q, r.full_channel).ok
+    assert r.certificate.method in ("lp-duality", "distortion-minimum")
+    assert q.utility.floor(q) <= r.certificate.bound <= optimum + 1e-9 <= r.objective + 2e-9
+    assert r.certificate.gap == pytest.approx(r.objective - r.certificate.bound)

@@ -626,3 +626,47 @@ def test_a_point_whose_reduced_lp_fails_leaves_no_model_to_the_next():
     assert warm.model is not None
     best = lp(at(1.4)).objective
     assert at(1.4).utility.evaluate(at(1.4), q) == pytest.approx(best, rel=1e-9) and bound <= best + 1e-12
+
+
+class _JumpingClock:
+    """A clock for `top_outputs` that reads 0 at the start, 1 during the first round and 100 from
+    the second on: with a time limit of 10 s the loop runs out of time after its first round."""
+
+    def __init__(self):
+        self.ticks = iter([0.0, 1.0] + [100.0] * 1000)
+
+    def perf_counter(self):
+        return next(self.ticks)
+
+
+@pytest.mark.parametrize("kind, notion", [("mae", "lip"), ("squared", "lip"), ("mae", "minid"), ("hamming", "minid")])
+def test_out_of_time_after_a_round_returns_that_rounds_channel_and_a_bound_on_the_whole_problem(kind, notion,
+                                                                                               monkeypatch):
+    """A reduced LP stopped by the time limit after its first round hands back that round's
+    channel (audited here: it is a channel of the whole problem) and its exact-pricing bound,
+    checked against the whole LP's optimum (closed forms off: another path), not None; along a
+    sweep (a `Warm` given) it still gives up. (The Hamming case needs a second round: MinID-LDP on
+    budgets 2 and 4, which takes three.)"""
+    d = 96
+    P = np.random.default_rng(1).dirichlet(np.ones(d))
+    if notion == "lip":
+        privacy = co.LIP(1.0)
+    else:
+        privacy = co.IDLDP(epsilons=np.where(np.arange(d) % 2 == 0, 2.0, 4.0) if kind == "hamming"
+                           else np.where(np.arange(d) < d // 2, 1.0, 2.0))
+    p = co.Problem(prior=P, privacy=[privacy], utility=co.Distortion(kind))
+    assert T.applies(p) and T.top_outputs(p, None)[2]["rounds"] > 1
+    best = lp(p)
+    assert best.status == "optimal"
+    monkeypatch.setattr(T, "time", _JumpingClock())
+    found = T.top_outputs(p, None, time_limit=10.0)
+    assert found is not None
+    q, bound, details = found
+    assert details["stopped"] == "time_limit" and details["rounds"] == 1
+    assert co.audit(p, q).ok
+    objective = p.utility.evaluate(p, q)
+    tol = 1e-9 * max(1.0, abs(best.objective))
+    assert bound <= best.objective + tol <= objective + 2 * tol
+    assert objective > best.objective + tol or bound < best.objective - tol      # not a certificate after one round
+    monkeypatch.setattr(T, "time", _JumpingClock())
+    assert T.top_outputs(p, T.Warm(), time_limit=10.0) is None

@@ -16,7 +16,8 @@ Before an LP is built for a distortion utility, `closed_form_result` tries
                    (`top_outputs`).
 
 A candidate is audited exactly like a solver's channel and returned only when its bound certifies
-it to `frontend.OPTIMAL_GAP`; otherwise the LP runs as before. The result says which path was
+it to `frontend.OPTIMAL_GAP`; otherwise the LP runs as before, and `solve` keeps the best audited
+candidate with the largest bound (`partial`) in case the LP gives no better (a time limit). The result says which path was
 taken: method "closed-form", solver = the form's name, certificate "closed-form-dual" (or
 "distortion-minimum"); or method "top-outputs", solver "HIGHS", certificate "posterior-dual".
 """
@@ -130,7 +131,7 @@ def _same_key(a: tuple, b: tuple) -> bool:
 
 
 def closed_form_result(problem: Problem, with_measures: bool = True, warm: top_outputs.Warm | None = None,
-                       time_limit: float | None = None) -> Result | None:
+                       time_limit: float | None = None, partial: bool = False) -> Result | None:
     """The first closed form (or reduced LP) that passes the audit and whose bound certifies it
     (status optimal, method "closed-form" or "top-outputs"), or None (then the caller solves the
     LP). `with_measures`: as in `audit` (sweeps skip the general measures).
@@ -145,24 +146,52 @@ def closed_form_result(problem: Problem, with_measures: bool = True, warm: top_o
         A sweep's state for `top_outputs` (its outputs and basis from the previous point).
     time_limit : float, optional
         Seconds for `top_outputs` (the closed forms themselves take microseconds).
+    partial : bool, optional
+        Where none is certified, return the best candidate that passes the audit (a time-limited
+        `top_outputs` channel, a closed form that is not optimal here) as a `local` Result, with
+        the largest of all candidates' bounds (each one bounds every feasible channel), instead of
+        None: what the caller falls back on if the LP gives no better.
 
     Returns
     -------
     Result or None
-        A certified optimal Result, or None when no closed form is certified.
+        A certified optimal Result; with `partial`, else the best audited candidate (status
+        local, or optimal where another candidate's bound certifies it); else None.
     """
     from .frontend import certified
 
-    for name, q, bound, how, details, method, report in candidates(problem, warm, time_limit):
+    best, bound, source = None, -np.inf, None
+    for name, q, lower, how, details, method, report in candidates(problem, warm, time_limit):
+        if lower > bound:
+            bound, source = float(lower), (how, name)
         if report is None:
             report = audit(problem, q, with_measures=False)
         if not report.ok:
             continue
         objective = problem.utility.evaluate(problem, q)
-        if not certified(objective, bound):
+        if not certified(objective, lower):
+            if partial and (best is None or objective < best[1]):
+                best = (name, objective, q, report, method, details)
             continue
         return Result(status="optimal", channel=q, objective=objective, leakage=report.leakage,
                       satisfied=report.satisfied, measures=Measures(problem, q) if with_measures else {},
                       solver=name, method=method,
-                      certificate=Certificate(how, bound, "min", abs(objective - bound), details=details))
-    return None
+                      certificate=Certificate(how, lower, "min", abs(objective - lower), details=details))
+    if best is None or source is None:
+        return None
+    name, objective, q, report, method, details = best
+    status = "optimal" if certified(objective, bound) else "local"
+    what = ("the reduced LP on the top outputs" + (", stopped at the time limit" if details.get("stopped") else "")
+            if method == "top-outputs" else f"the {name} channel")
+    why = _BOUNDS.get(source[0], "{}'s bound").format(source[1])
+    return Result(status=status, channel=q, objective=objective, leakage=report.leakage, satisfied=report.satisfied,
+                  measures=Measures(problem, q) if with_measures else {}, solver=name, method=method,
+                  certificate=Certificate(source[0], bound, "min", abs(objective - bound), note=f"bound: {why}",
+                                          details=details),
+                  message=f"{what}: feasible (audited), {objective - bound:.3g} above a valid bound ({why})")
+
+
+_BOUNDS = {"posterior-dual": "exact pricing of the reduced LP's multipliers on the whole problem",
+           "distortion-minimum": "the distortion's own minimum sum_x P_x min_y D[x, y]",
+           "closed-form-dual": "the {} closed form's multipliers"}
+"""Where a `partial` result's bound comes from, by certificate method."""

@@ -81,7 +81,8 @@ def solve(problem: Problem, solver: str | None = None, *, fallback: bool = True,
     time_limit : seconds for the certified Bayes search (default `posterior.TIME_LIMIT`); when it
         runs out the best channel found is returned with status "local" and a valid bound. For LP
         and conic problems it bounds the whole solver chain (default: none; SCS alone is always
-        held to `solvers.BACKENDS["SCS"].max_time`).
+        held to `solvers.BACKENDS["SCS"].max_time`); a distortion then comes back with the best
+        channel found (a reduced LP's, else a trivial one) and the best valid bound known.
     progress : a progress bar on stderr for long Bayes solves (default: when stderr is a terminal).
     closed_forms : with the "auto" solver, accept a certified closed form (`closed`) before
         building the LP; False always solves the LP (as `verify` does, to judge the closed forms).
@@ -115,11 +116,11 @@ def solve(problem: Problem, solver: str | None = None, *, fallback: bool = True,
     if method in ("posterior-lp", "local"):
         result = solve_bayes(problem, method, time_limit=time_limit, progress=progress, **(bayes_options or {}))
     else:
-        closed = closed_form_result(problem, time_limit=time_limit) if closed_forms and method == "lp" \
-            and solver == "auto" else None
-        if closed is None:
+        closed = closed_form_result(problem, time_limit=time_limit, partial=True) if closed_forms \
+            and method == "lp" and solver == "auto" else None
+        if closed is None or closed.status != "optimal":
             left = None if time_limit is None else max(time_limit - (time.perf_counter() - t0), 1e-3)
-            result = solve_program(problem, method, solver, fallback, left)
+            result = solve_program(problem, method, solver, fallback, left, partial=closed)
         else:
             result = closed
             result.timings = {"solve_s": time.perf_counter() - t0}
@@ -150,13 +151,16 @@ def solve_certified(problem: Problem, **options) -> Result:
 # ---- LP and conic problems ---------------------------------------------------------------------
 
 def solve_program(problem: Problem, method: str, solver: str, fallback: bool,
-                  time_limit: float | None = None) -> Result:
+                  time_limit: float | None = None, partial: Result | None = None) -> Result:
     """One program, through the solvers in `attempt_order` until one is certified optimal.
 
     `infeasible` needs a proof: a structural one from a notion (`Notion.infeasibility`) or a
     Farkas ray checked here (`Program.farkas_margin`); a solver's unproven claim only moves on
-    to the next solver. When no solver gives a channel, the trivial channels (`trivial_channels`)
-    are audited and the best feasible one is returned as `local`.
+    to the next solver. When no solver certifies an optimum, the best of the solvers' channels,
+    `partial` (an audited channel found before the program, `closed.closed_form_result`) and the
+    trivial channels (`trivial_channels`) is returned as `local`, with the best valid bound known
+    (`_best_bound`): a solver that stopped short (time limit) still leaves multipliers, which
+    bound the program whatever they are (`Program.dual_bound`).
     """
     t0 = time.perf_counter()
     for notion in problem.privacy:
@@ -168,6 +172,7 @@ def solve_program(problem: Problem, method: str, solver: str, fallback: bool,
     t_compile = time.perf_counter() - t0
     attempts: list[dict[str, Any]] = []
     best = None
+    bounds: list[tuple[float, str]] = []     # from the multipliers of solvers that stopped short
     deadline = None if time_limit is None else t0 + time_limit
     for k, name in enumerate(attempt_order(method, solver, fallback)):
         # the first solver also takes the program's relaxations (`lp.relaxed`), while not certified
@@ -199,6 +204,9 @@ def solve_program(problem: Problem, method: str, solver: str, fallback: bool,
                 record["message"] = f"claimed infeasible ({raw.message}) without a checkable certificate"
                 continue
             if raw.status == "failed":
+                if method == "lp" and raw.y_ub is not None and raw.y_eq is not None:
+                    bounds.append((program.dual_bound(raw.y_ub, raw.y_eq), f"{name}'s multipliers when it stopped "
+                                                                           f"({raw.message})"))
                 continue
             result = finish(problem, program, raw, name, method, relaxation=relax)
             record["status"] = result.status
@@ -214,12 +222,43 @@ def solve_program(problem: Problem, method: str, solver: str, fallback: bool,
     found = best[0] if best is not None else None
     if found is None or found.status not in ("optimal", "infeasible"):
         said = "; ".join(f"{a['solver']}: {a['message']}" for a in attempts)
+        if partial is not None and (found is None or _rank(partial, problem.utility.sense) > _rank(found, problem.utility.sense)):
+            partial = dataclasses.replace(partial, message=f"{partial.message}; then no solver certified an optimum ({said})")
+            found, partial = partial, found
         result = trivial_fallback(problem, method, "no solver certified an optimum (" + said + ")", found,
                                   "bound from the solver's multipliers; the channel is trivial")
+        result = _best_bound(problem, result, bounds + [(r.certificate.bound, r.solver or r.method) for r in (found, partial)
+                                                       if r is not None and r.certificate is not None
+                                                       and r.certificate.bound is not None and r.certificate.sense == "min"])
     else:
         result = found
     result.attempts = attempts
     result.timings = {"compile_s": t_compile, "solve_s": t_solve}
+    return result
+
+
+def _best_bound(problem: Problem, result: Result, bounds: list[tuple[float, str]]) -> Result:
+    """`result` (a fallback's channel) with the largest of the valid lower bounds `bounds` (value,
+    where from) and, for a distortion, its trivial bound (`Utility.floor`), where that beats its own
+    certificate's; its gap recomputed, and `optimal` if that bound certifies it."""
+    u = problem.utility
+    if u.sense != "min" or result.objective is None or result.channel is None:
+        return result
+    if getattr(u, "linear", False):
+        bounds = bounds + [(u.floor(problem), "the distortion's own minimum sum_x P_x min_y D[x, y]")]
+    bounds = [(b, why) for b, why in bounds if np.isfinite(b)]
+    c = result.certificate
+    if not bounds or (c is not None and c.bound is not None and c.sense == "min" and c.bound >= max(bounds)[0]):
+        return result
+    bound, why = max(bounds, key=lambda b: b[0])
+    method = "distortion-minimum" if why.startswith("the distortion's") else "lp-duality"
+    result.certificate = Certificate(method, bound, "min", abs(result.objective - bound), note=f"bound: {why}")
+    text = (result.message or "").replace(": not optimal, no bound", ": not optimal")
+    if certified(result.objective, bound):
+        result.status = "optimal"
+        result.message = f"{text}; certified by a bound from {why}"
+    else:
+        result.message = f"{text}; a valid bound {bound:.10g} ({why}) leaves a gap of {abs(result.objective - bound):.3g}"
     return result
 
 

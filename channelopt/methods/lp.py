@@ -459,7 +459,11 @@ def solve_highs(prog: Program, ipm: bool = False, highs=None, basis=None,
     # / LDP programs: 1.2-3x faster without; LIP Hamming d = 128: 3.9 s with, 0.65 s without)
     h.setOptionValue("presolve", "off" if prog.lift is not None else "choose")
     if time_limit is not None:
-        h.setOptionValue("time_limit", float(time_limit))
+        # HiGHS's clock adds up over the runs of one instance, passModel or not (a reused instance
+        # that had run 1.9 s stopped at once under a limit of 1 s)
+        h.setOptionValue("time_limit", h.getRunTime() + float(time_limit))
+    elif highs is not None:
+        h.setOptionValue("time_limit", float("inf"))          # (no limit left from an earlier call)
     whole_simplex(h, warm=basis is not None)
     if basis is not None:
         h.setBasis(basis)
@@ -478,7 +482,7 @@ def whole_simplex(h, warm: bool) -> None:
 def answer(h, k: int, basis: bool = True) -> RawSolution:
     """What the HiGHS instance `h` has just solved, as a RawSolution: the solution and its duals
     split after the k inequality rows (the basis reached too, with `basis`), a Farkas ray when
-    infeasible, or "failed"."""
+    infeasible, or "failed" (with the multipliers HiGHS holds, if any)."""
     import highspy
 
     status = h.getModelStatus()
@@ -490,6 +494,12 @@ def answer(h, k: int, basis: bool = True) -> RawSolution:
             return RawSolution("infeasible", None, ray[:k], ray[k:], text)
         return RawSolution("infeasible", None, None, None, text)
     if status != highspy.HighsModelStatus.kOptimal:
+        # (a simplex stopped short, e.g. at its time limit, still has multipliers: whatever they
+        # are, `Program.dual_bound` makes a valid bound of them; the dual simplex keeps them feasible)
+        sol = h.getSolution()
+        if sol.dual_valid and len(sol.row_dual) == h.getNumRow():
+            y = np.asarray(sol.row_dual, dtype=float)
+            return RawSolution("failed", None, y[:k], y[k:], text)
         return RawSolution("failed", None, None, None, text)
     sol = h.getSolution()
     y = np.fromiter(sol.row_dual, float)           # (from the lists highspy makes: 30% faster than asarray)
