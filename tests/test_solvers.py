@@ -496,8 +496,8 @@ def test_out_of_time_the_solve_returns_its_best_channel_with_the_best_valid_boun
     """The LP gets no answer in time: the result is the reduced LP's channel stopped after one
     round (`top_outputs`, its clock made to run out) with its bound, not the trivial channel with
     none; both against the whole LP's optimum (solved first, closed forms off). With no reduced
-    LP (LDP), the trivial channel comes back with the bound of HiGHS's multipliers or the
-    distortion's own minimum, whichever is larger."""
+    LP and no merged problem (LDP, d = 96), the trivial channel comes back with the bound of
+    HiGHS's multipliers or the distortion's own minimum, whichever is larger."""
     from channelopt.methods import top_outputs
     from channelopt.methods.lp import RawSolution
 
@@ -523,9 +523,9 @@ def test_out_of_time_the_solve_returns_its_best_channel_with_the_best_valid_boun
     assert "stopped at the time limit" in r.message and "no solver certified" in r.message
     monkeypatch.undo()
 
-    q = _ldp_mae(128)
+    q = _ldp_mae(96)                    # (below `merged`'s sizes; its whole LP takes 0.1 s)
     optimum = co.solve(q).objective
-    r = co.solve(q, time_limit=0.02)
+    r = co.solve(q, time_limit=0.01)
     assert r.status == "local" and co.audit(q, r.full_channel).ok
     assert r.certificate.method in ("lp-duality", "distortion-minimum")
     assert q.utility.floor(q) <= r.certificate.bound <= optimum + 1e-9 <= r.objective + 2e-9

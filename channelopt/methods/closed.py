@@ -25,12 +25,13 @@ taken: method "closed-form", solver = the form's name, certificate "closed-form-
 from __future__ import annotations
 
 import dataclasses
+import time
 
 import numpy as np
 
 from ..audit import Audit, Measures, audit, judged
 from ..problem import Problem
-from . import top_outputs
+from . import merged, top_outputs
 from .result import Certificate, Result
 
 
@@ -55,8 +56,9 @@ def best_response(problem: Problem) -> tuple[np.ndarray, float]:
 
 def candidates(problem: Problem, warm: top_outputs.Warm | None = None, time_limit: float | None = None):
     """(name, channel, bound, certificate method, details, method, audit or None) for each closed
-    form that applies, then the reduced LP of `top_outputs` where it applies. The audit is given
-    where it is already known (the best response along a sweep, `_best_response_along`).
+    form that applies, then (under a time limit, outside sweeps) the channels of `merged` problems,
+    then the reduced LP of `top_outputs` where it applies. The audit is given where it is already
+    known (the best response along a sweep, `_best_response_along`).
 
     Parameters
     ----------
@@ -65,7 +67,7 @@ def candidates(problem: Problem, warm: top_outputs.Warm | None = None, time_limi
     warm : top_outputs.Warm, optional
         The previous sweep point's state for `top_outputs` (updated in place).
     time_limit : float, optional
-        Seconds for `top_outputs`.
+        Seconds for `merged` (its `SHARE`) and `top_outputs` (the rest).
 
     Returns
     -------
@@ -81,6 +83,12 @@ def candidates(problem: Problem, warm: top_outputs.Warm | None = None, time_limi
         if cf is not None:
             yield (cf.name, cf.channel, cf.loss_bound, "closed-form-dual", {"citation": cf.citation, **cf.details},
                    "closed-form", None)
+    if time_limit is not None and warm is None and merged.applies(problem):
+        # under a time limit, channels to fall back on first, with their bounds
+        t0 = time.perf_counter()
+        for q, groups, lower in merged.channels(problem, t0 + merged.SHARE * time_limit):
+            yield "merged-inputs", q, lower, "posterior-dual", {"groups": groups}, "merged-inputs", None
+        time_limit = max(time_limit - (time.perf_counter() - t0), 1e-3)
     if top_outputs.applies(problem, along=warm is not None):
         found = top_outputs.top_outputs(problem, warm, time_limit)
         if found is not None:
@@ -182,8 +190,9 @@ def closed_form_result(problem: Problem, with_measures: bool = True, warm: top_o
     name, objective, q, report, method, details = best
     status = "optimal" if certified(objective, bound) else "local"
     what = ("the reduced LP on the top outputs" + (", stopped at the time limit" if details.get("stopped") else "")
-            if method == "top-outputs" else f"the {name} channel")
-    why = _BOUNDS.get(source[0], "{}'s bound").format(source[1])
+            if method == "top-outputs" else f"the {name} channel" + (
+                f" ({details['groups']} groups)" if method == "merged-inputs" else ""))
+    why = _BOUNDS.get(source[0], "{}'s bound").format(_LP_NAMES.get(source[1], source[1]))
     return Result(status=status, channel=q, objective=objective, leakage=report.leakage, satisfied=report.satisfied,
                   measures=Measures(problem, q) if with_measures else {}, solver=name, method=method,
                   certificate=Certificate(source[0], bound, "min", abs(objective - bound), note=f"bound: {why}",
@@ -191,7 +200,9 @@ def closed_form_result(problem: Problem, with_measures: bool = True, warm: top_o
                   message=f"{what}: feasible (audited), {objective - bound:.3g} above a valid bound ({why})")
 
 
-_BOUNDS = {"posterior-dual": "exact pricing of the reduced LP's multipliers on the whole problem",
+_BOUNDS = {"posterior-dual": "exact pricing of the {} LP's multipliers on the whole problem",
            "distortion-minimum": "the distortion's own minimum sum_x P_x min_y D[x, y]",
            "closed-form-dual": "the {} closed form's multipliers"}
 """Where a `partial` result's bound comes from, by certificate method."""
+_LP_NAMES = {"HIGHS": "reduced", "merged-inputs": "merged"}
+"""Which LP's multipliers a `posterior-dual` bound priced, by candidate name."""

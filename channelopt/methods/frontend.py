@@ -252,13 +252,15 @@ def _best_bound(problem: Problem, result: Result, bounds: list[tuple[float, str]
         return result
     bound, why = max(bounds, key=lambda b: b[0])
     method = "distortion-minimum" if why.startswith("the distortion's") else "lp-duality"
-    result.certificate = Certificate(method, bound, "min", abs(result.objective - bound), note=f"bound: {why}")
+    better = "a better" if c is not None and c.bound is not None else "a"
+    result.certificate = Certificate(method, bound, "min", abs(result.objective - bound), note=f"bound: {why}",
+                                     details=c.details if c is not None else {})
     text = (result.message or "").replace(": not optimal, no bound", ": not optimal")
     if certified(result.objective, bound):
         result.status = "optimal"
         result.message = f"{text}; certified by a bound from {why}"
     else:
-        result.message = f"{text}; a valid bound {bound:.10g} ({why}) leaves a gap of {abs(result.objective - bound):.3g}"
+        result.message = f"{text}; {better} valid bound {bound:.10g} ({why}) leaves a gap of {abs(result.objective - bound):.3g}"
     return result
 
 
