@@ -56,9 +56,9 @@ def best_response(problem: Problem) -> tuple[np.ndarray, float]:
 
 def candidates(problem: Problem, warm: top_outputs.Warm | None = None, time_limit: float | None = None):
     """(name, channel, bound, certificate method, details, method, audit or None) for each closed
-    form that applies, then (under a time limit, outside sweeps) the channels of `merged` problems,
-    then the reduced LP of `top_outputs` where it applies. The audit is given where it is already
-    known (the best response along a sweep, `_best_response_along`).
+    form that applies, then the reduced LP of `top_outputs` where it applies, then (under a time
+    limit, outside sweeps) the channels of `merged` problems. The audit is given where it is
+    already known (the best response along a sweep, `_best_response_along`).
 
     Parameters
     ----------
@@ -67,7 +67,8 @@ def candidates(problem: Problem, warm: top_outputs.Warm | None = None, time_limi
     warm : top_outputs.Warm, optional
         The previous sweep point's state for `top_outputs` (updated in place).
     time_limit : float, optional
-        Seconds for `merged` (its `SHARE`) and `top_outputs` (the rest).
+        Seconds for `top_outputs` (less `merged.SHARE` of them where `merged` applies) and then
+        `merged` (what is left).
 
     Returns
     -------
@@ -83,16 +84,19 @@ def candidates(problem: Problem, warm: top_outputs.Warm | None = None, time_limi
         if cf is not None:
             yield (cf.name, cf.channel, cf.loss_bound, "closed-form-dual", {"citation": cf.citation, **cf.details},
                    "closed-form", None)
-    if time_limit is not None and warm is None and merged.applies(problem):
-        # under a time limit, channels to fall back on first, with their bounds
-        t0 = time.perf_counter()
-        for q, groups, lower in merged.channels(problem, t0 + merged.SHARE * time_limit):
-            yield "merged-inputs", q, lower, "posterior-dual", {"groups": groups}, "merged-inputs", None
-        time_limit = max(time_limit - (time.perf_counter() - t0), 1e-3)
+    limit = time_limit if warm is None and merged.applies(problem) else None      # (None: no merged problems)
+    t0 = time.perf_counter()
     if top_outputs.applies(problem, along=warm is not None):
-        found = top_outputs.top_outputs(problem, warm, time_limit)
+        # (under a time limit, the merged problems below keep their share of it)
+        found = top_outputs.top_outputs(problem, warm, time_limit if limit is None else (1 - merged.SHARE) * limit)
         if found is not None:
             yield "HIGHS", found[0], found[1], "posterior-dual", found[2], "top-outputs", None
+    if limit is not None:
+        # channels to fall back on, with their bounds, in at most their share of the limit (not run
+        # where the reduced LP was certified: the caller stops at the first certified candidate)
+        end = min(t0 + limit, time.perf_counter() + merged.SHARE * limit)
+        for q, groups, lower in merged.channels(problem, end):
+            yield "merged-inputs", q, lower, "posterior-dual", {"groups": groups}, "merged-inputs", None
 
 
 def _best_response_along(problem: Problem, warm: top_outputs.Warm) -> tuple[np.ndarray, float, Audit]:

@@ -15,8 +15,9 @@ channel, given to every member of a group, is a channel of the whole problem:
 problem's optimum, an upper bound on the whole problem's, and on the priors tried a close one:
 d = 512, Dirichlet(1), eps = 1, 64 groups, LDP MAE 107.859 against the optimum 107.838 (41 ms),
 LIP squared error 13,389.4 against 13,383.6 (71 ms); the whole LPs take 35 s and 57 s.
-`closed.candidates` offers these channels, finer and finer (`LEVELS`) within `SHARE` of the time
-limit, to a solve that has one: what comes back if the time runs out before anything better.
+`closed.candidates` offers these channels, finer and finer (`LEVELS`), to a solve under a time
+limit whose reduced LP (`top_outputs`, held to 1 - `SHARE` of the limit) has not certified its
+optimum, before the LP: what comes back if the time runs out before anything better.
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ the inputs. d = 512, Dirichlet(1), eps = 1 (distortion over the optimum, time of
 LDP MAE 16 / 32 / 64 groups 1.0012 / 1.0005 / 1.0002 (68 / 10 / 41 ms), LIP squared error
 1.0060 / 1.0016 / 1.0004 (6 / 17 / 71 ms)."""
 SHARE = 0.2
-"""Share of a solve's time limit that the merged problems may take (the rest is the reduced LP's
-and the whole LP's)."""
+"""Share of a solve's time limit kept from the reduced LP for the merged problems (which take what
+is left of the limit after the reduced LP, and leave the rest to the whole LP)."""
 
 
 def applies(problem: Problem) -> bool:
