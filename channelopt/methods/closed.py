@@ -17,9 +17,11 @@ Before an LP is built for a distortion utility, `closed_form_result` tries
 
 A candidate is audited exactly like a solver's channel and returned only when its bound certifies
 it to `frontend.OPTIMAL_GAP`; otherwise the LP runs as before, and `solve` keeps the best audited
-candidate with the largest bound (`partial`) in case the LP gives no better (a time limit). The result says which path was
+candidate with the largest bound (`partial`) in case the LP gives no better (a time limit). Under a
+time limit the channels of `merged` problems are candidates too. The result says which path was
 taken: method "closed-form", solver = the form's name, certificate "closed-form-dual" (or
-"distortion-minimum"); or method "top-outputs", solver "HIGHS", certificate "posterior-dual".
+"distortion-minimum"); method "top-outputs", solver "HIGHS", or method "merged-inputs",
+certificate "posterior-dual".
 """
 
 from __future__ import annotations

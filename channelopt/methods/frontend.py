@@ -172,7 +172,7 @@ def solve_program(problem: Problem, method: str, solver: str, fallback: bool,
     t_compile = time.perf_counter() - t0
     attempts: list[dict[str, Any]] = []
     best = None
-    bounds: list[tuple[float, str]] = []     # from the multipliers of solvers that stopped short
+    bounds: list[tuple[float, str, str]] = []     # (bound, where from, method): solvers that stopped short
     deadline = None if time_limit is None else t0 + time_limit
     for k, name in enumerate(attempt_order(method, solver, fallback)):
         # the first solver also takes the program's relaxations (`lp.relaxed`), while not certified
@@ -205,8 +205,8 @@ def solve_program(problem: Problem, method: str, solver: str, fallback: bool,
                 continue
             if raw.status == "failed":
                 if method == "lp" and raw.y_ub is not None and raw.y_eq is not None:
-                    bounds.append((program.dual_bound(raw.y_ub, raw.y_eq), f"{name}'s multipliers when it stopped "
-                                                                           f"({raw.message})"))
+                    bounds.append((program.dual_bound(raw.y_ub, raw.y_eq),
+                                   f"{name}'s multipliers when it stopped ({raw.message})", "lp-duality"))
                 continue
             result = finish(problem, program, raw, name, method, relaxation=relax)
             record["status"] = result.status
@@ -227,9 +227,10 @@ def solve_program(problem: Problem, method: str, solver: str, fallback: bool,
             found, partial = partial, found
         result = trivial_fallback(problem, method, "no solver certified an optimum (" + said + ")", found,
                                   "bound from the solver's multipliers; the channel is trivial")
-        result = _best_bound(problem, result, bounds + [(r.certificate.bound, r.solver or r.method) for r in (found, partial)
-                                                       if r is not None and r.certificate is not None
-                                                       and r.certificate.bound is not None and r.certificate.sense == "min"])
+        kept = [(r.certificate.bound, r.certificate.note or f"{r.solver}'s bound", r.certificate.method)
+                for r in (found, partial) if r is not None and r.certificate is not None
+                and r.certificate.bound is not None and r.certificate.sense == "min"]
+        result = _best_bound(problem, result, bounds + kept)
     else:
         result = found
     result.attempts = attempts
@@ -237,21 +238,22 @@ def solve_program(problem: Problem, method: str, solver: str, fallback: bool,
     return result
 
 
-def _best_bound(problem: Problem, result: Result, bounds: list[tuple[float, str]]) -> Result:
+def _best_bound(problem: Problem, result: Result, bounds: list[tuple[float, str, str]]) -> Result:
     """`result` (a fallback's channel) with the largest of the valid lower bounds `bounds` (value,
-    where from) and, for a distortion, its trivial bound (`Utility.floor`), where that beats its own
-    certificate's; its gap recomputed, and `optimal` if that bound certifies it."""
+    where from, certificate method) and, for a distortion, its trivial bound (`Utility.floor`),
+    where that beats its own certificate's; its gap recomputed, and `optimal` if that bound
+    certifies it."""
     u = problem.utility
     if u.sense != "min" or result.objective is None or result.channel is None:
         return result
     if getattr(u, "linear", False):
-        bounds = bounds + [(u.floor(problem), "the distortion's own minimum sum_x P_x min_y D[x, y]")]
-    bounds = [(b, why) for b, why in bounds if np.isfinite(b)]
+        bounds = bounds + [(u.floor(problem), "the distortion's own minimum sum_x P_x min_y D[x, y]", "distortion-minimum")]
+    bounds = [b for b in bounds if np.isfinite(b[0])]
     c = result.certificate
-    if not bounds or (c is not None and c.bound is not None and c.sense == "min" and c.bound >= max(bounds)[0]):
+    if not bounds or (c is not None and c.bound is not None and c.sense == "min" and c.bound >= max(b[0] for b in bounds)):
         return result
-    bound, why = max(bounds, key=lambda b: b[0])
-    method = "distortion-minimum" if why.startswith("the distortion's") else "lp-duality"
+    bound, why, method = max(bounds, key=lambda b: b[0])
+    why = why.removeprefix("bound: ")
     better = "a better" if c is not None and c.bound is not None else "a"
     result.certificate = Certificate(method, bound, "min", abs(result.objective - bound), note=f"bound: {why}",
                                      details=c.details if c is not None else {})

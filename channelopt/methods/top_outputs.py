@@ -632,6 +632,13 @@ def _reduced_lp(shape, P: np.ndarray, S: np.ndarray, h, basis, deadline: float =
     return np.maximum(prog.channel(raw.z), 0.0), alpha, raw.basis, row_of
 
 
+def bound(problem: Problem, D: np.ndarray, beta: np.ndarray) -> float:
+    """The bound `priced` gives with row-sum multipliers beta (any) on the expected distortion D of
+    every channel of `problem` (one notion `_any_distortion` takes: LIP with G = X, LDP or ID-LDP
+    on levels), as `merged` uses it."""
+    return priced(_shape(problem), D, beta)[0]
+
+
 def priced(shape, D: np.ndarray, beta: np.ndarray) -> tuple[float, np.ndarray, np.ndarray, float]:
     """The bound that row-sum multipliers beta (any) give on the expected distortion of every
     channel of the whole problem, with each output's term and best posterior:
