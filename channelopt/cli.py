@@ -38,7 +38,8 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--no-fallback", action="store_true", help="do not try other solvers when one fails")
     s.add_argument("--out", help="also write the JSON result to this file (atomically)")
     s.add_argument("--time-limit", help="seconds for a certified Bayes optimum (default 60), or for the whole "
-                   "solver chain of an LP (default none); past it the best channel found is returned as `local`")
+                   "solver chain of an LP (default none); past it the best channel found is returned as `local`, "
+                   "with the best valid bound known")
     s.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar on stderr for long Bayes solves (default: when stderr is a terminal)")
     a = sub.add_parser("audit", help="exact leakage of a given channel")
