@@ -15,7 +15,6 @@ none); writes fuzz_limit.{txt,csv}.
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 import time
 from collections import Counter
@@ -24,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 import channelopt as co
-from fuzz_status import check, prior
+from fuzz_status import check, prior, report
 
 
 def problem(rng) -> co.Problem:
@@ -90,15 +89,7 @@ def main(argv=None) -> None:
                f"local, median objective / optimum {np.median([r['objective_over_optimum'] for r in local]):.6g}, "
                f"bound / optimum {np.nanmedian([r['bound_over_optimum'] for r in local]):.6g}" if local else "",
                f"violations: {sum(1 for r in rows if r['violations'])}", ""]
-    text = "\n".join(summary + lines) + "\n"
-    print(text)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "fuzz_limit.txt").write_text(text)
-    with open(out / "fuzz_limit.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    report(Path(args.out), "fuzz_limit", "\n".join(summary + lines) + "\n", rows)
 
 
 if __name__ == "__main__":

@@ -139,12 +139,15 @@ def main() -> None:
                "statuses: " + ", ".join(f"{k} {v} ({100 * v / max(n, 1):.1f}%)" for k, v in counts.most_common()),
                f"violations: {sum(1 for r in rows if r['violations'])}",
                f"slowest: {max((r['time_s'] for r in rows), default=0):.1f} s", ""]
-    text = "\n".join(summary + lines) + "\n"
+    report(Path(args.out), "fuzz_status", "\n".join(summary + lines) + "\n", rows)
+
+
+def report(out: Path, name: str, text: str, rows: list[dict]) -> None:
+    """Print a fuzz's summary and write it to out/name.txt, its rows to out/name.csv."""
     print(text)
-    out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "fuzz_status.txt").write_text(text)
-    with open(out / "fuzz_status.csv", "w", newline="") as f:
+    (out / f"{name}.txt").write_text(text)
+    with open(out / f"{name}.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
