@@ -33,6 +33,7 @@ from ..errors import SolverError
 from ..solvers import quiet_highs
 from ..utility import entropy_rows
 from .structured import LOW_LOSS_DEPTH, MAX_NODES, SEPARABLE, Family, LIPBox, Priced
+from .lp import set_time_limit
 from .posterior import polish
 from .result import PosteriorSolution, reported_bound
 
@@ -323,9 +324,7 @@ class Master:
         optimum itself when no feasible iterate is at hand (a stop during the fallbacks)."""
         h, optimal = self.h, self.hp.HighsModelStatus.kOptimal
         left = deadline - time.perf_counter()
-        # HiGHS's time limit is read against its run clock, which adds up over the model's runs
-        h.setOptionValue("time_limit", h.getRunTime() + float(max(left, 1e-3)) if np.isfinite(left)
-                         else self.hp.kHighsInf)
+        set_time_limit(h, max(left, 1e-3))
         pivots = max(MASTER_PIVOTS, MASTER_PIVOTS_PER_ROW * self.P.size)
         h.setOptionValue("simplex_iteration_limit", pivots)
         h.run()

@@ -458,17 +458,22 @@ def solve_highs(prog: Program, ipm: bool = False, highs=None, basis=None,
     # presolve costs more than it saves once a floor is substituted away (d = 128, 18 LIP / ALIP
     # / LDP programs: 1.2-3x faster without; LIP Hamming d = 128: 3.9 s with, 0.65 s without)
     h.setOptionValue("presolve", "off" if prog.lift is not None else "choose")
-    if time_limit is not None:
-        # HiGHS's clock adds up over the runs of one instance, passModel or not (a reused instance
-        # that had run 1.9 s stopped at once under a limit of 1 s)
-        h.setOptionValue("time_limit", h.getRunTime() + float(time_limit))
-    elif highs is not None:
-        h.setOptionValue("time_limit", float("inf"))          # (no limit left from an earlier call)
+    set_time_limit(h, time_limit)            # (none left from an earlier call on a reused instance)
     whole_simplex(h, warm=basis is not None)
     if basis is not None:
         h.setBasis(basis)
     h.run()
     return answer(h, prog.b_ub.size)
+
+
+def set_time_limit(h, seconds: float | None) -> None:
+    """HiGHS's `time_limit` for the next run of `h`: `seconds` from now (None or infinite: none).
+    HiGHS reads the option against its run clock, which adds up over every run of one instance,
+    passModel or not: a reused instance that had run 1.9 s stopped at once under a limit of 1 s."""
+    if seconds is None or not np.isfinite(seconds):
+        h.setOptionValue("time_limit", float("inf"))
+    else:
+        h.setOptionValue("time_limit", h.getRunTime() + float(seconds))
 
 
 def whole_simplex(h, warm: bool) -> None:
@@ -626,7 +631,7 @@ def solve_restricted(prog: Program, time_limit: float | None = None, start: tupl
             left = time_limit - (time.perf_counter() - t0)
             if left <= 0:
                 return incumbent
-            h.setOptionValue("time_limit", h.getRunTime() + float(left))   # HiGHS's clock adds up over runs
+            set_time_limit(h, left)
         h.run()
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             return incumbent if h.getModelStatus() == highspy.HighsModelStatus.kTimeLimit else None

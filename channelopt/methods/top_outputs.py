@@ -51,7 +51,7 @@ from ..notions.ldp import IDLDP, LDP
 from ..notions.lip import LIP
 from ..problem import Problem
 from ..utility import Distortion
-from .lp import Program, build, cost_scale, new_highs, solve_highs, whole_simplex
+from .lp import Program, build, cost_scale, new_highs, set_time_limit, solve_highs, whole_simplex
 from . import parametric
 from .result import clean
 from .structured import Family, LDPCone, LIPBox
@@ -432,7 +432,7 @@ def top_outputs(problem: Problem, warm: Warm | None = None,
     if warm is not None:
         warm.highs = h
     rounds = 0
-    last = None             # the last round's channel and bound, for a time limit
+    last = None             # the last round's (S, its channel's rows, each input's row, bound), for a time limit
     while True:
         rounds += 1
         if rounds > ROUNDS or S.size > MAX_SHARE * d:       # (S = X: the whole LP, in another form)
@@ -440,26 +440,34 @@ def top_outputs(problem: Problem, warm: Warm | None = None,
         basis = warm.basis if warm is not None and warm.S is not None and np.array_equal(warm.S, S) else None
         solved = _reduced_lp(shape, P, S, h, basis, deadline)
         if solved is None:
-            return _stopped(last, rounds - 1, warm, deadline)
+            return _stopped(None if last is None else (_whole(d, m, *last[:3]), last[3]), rounds - 1, warm, deadline)
         q_red, alpha, basis, row_of = solved
         terms = shape.terms(alpha, m > d)
         if terms[d:].size and terms[d] > PRICE_TOL:      # an output outside X would gain: not this method's
             return None
-        q = np.zeros((d, m))
-        q[:, S] = q_red[row_of]
         accuracy_bound = math.fsum(alpha) + float(terms.max())
         allowance = 8 * d * np.finfo(float).eps * (float(np.abs(alpha).sum()) + float(np.abs(terms).max()) + 1.0)
-        last = (q, 1.0 - accuracy_bound - allowance)
+        lower = 1.0 - accuracy_bound - allowance
+        last = (S, q_red, row_of, lower)
         outside = np.setdiff1d(np.arange(d), S)
         join = outside[terms[outside] > PRICE_TOL]
         if not join.size:
             break
         # the best few (all positive ones at once overshoot: 38 outputs where 9 are used, LIP d = 128)
         S = np.sort(np.r_[S, join[np.argsort(-terms[join], kind="stable")[:max(2, S.size // 2)]]])
+    q = _whole(d, m, S, q_red, row_of)
     used = q.sum(axis=0)[S] > 0
     if warm is not None:
         warm.S, warm.used, warm.basis = S, S[used], basis
-    return q, last[1], {"algorithm": "top-outputs", "outputs": int(used.sum()), "rounds": rounds}
+    return q, lower, {"algorithm": "top-outputs", "outputs": int(used.sum()), "rounds": rounds}
+
+
+def _whole(d: int, m: int, S: np.ndarray, q_red: np.ndarray, row_of: np.ndarray) -> np.ndarray:
+    """The reduced Hamming LP's channel as one of the whole problem: each input takes its row of
+    q_red (`_reduced_lp`'s row_of), on the outputs of S; the others unused."""
+    q = np.zeros((d, m))
+    q[:, S] = q_red[row_of]
+    return q
 
 
 def _stopped(last, rounds: int, warm: Warm | None, deadline: float):
@@ -844,9 +852,7 @@ class _OutputsLP:
         if left <= 0:
             return None
         h = self.h
-        # (HiGHS's clock adds up over the runs of one instance, as in `lp.solve_restricted`: a limit
-        # of the time left alone stopped a LIP squared-error solve at d = 512 1.1 s early)
-        h.setOptionValue("time_limit", h.getRunTime() + float(left) if np.isfinite(left) else self.inf)
+        set_time_limit(h, left)      # (the time left alone stopped a LIP squared-error solve at d = 512 1.1 s early)
         # after the first solve, primal simplex from the last basis (added columns keep it feasible):
         # d = 256 MAE, LIP 0.6-2.8 s against 1.1-3.8 s with the dual simplex, MinID-LDP 0.8-1.8 s
         # against 0.7-3.1 s
