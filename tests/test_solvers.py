@@ -8,7 +8,7 @@ import pytest
 import channelopt as co
 from channelopt.methods.result import clean
 from channelopt.solvers import BACKENDS
-from conftest import PROBLEMS, replace_backends
+from conftest import PROBLEMS, JumpingClock, replace_backends
 
 LP_SOLVERS = ["HIGHS", "HIGHS-IPM", "CLARABEL", "ECOS", "SCS"]
 CONIC_SOLVERS = ["CLARABEL", "ECOS", "SCS"]
@@ -217,14 +217,7 @@ def test_restricted_program_out_of_time_returns_its_last_feasible_point(monkeypa
 
     prog = lp.build(_restricted_case("lip-every", "hamming", d=96))
     best = prog.c @ lp.solve_highs(prog, restrict=False).z
-    ticks = iter([0.0, 1.0] + [100.0] * 50)              # start, round 1 (9 s left), then out of time
-
-    class Clock:
-        @staticmethod
-        def perf_counter():
-            return next(ticks)
-
-    monkeypatch.setattr(lp, "time", Clock)
+    monkeypatch.setattr(lp, "time", JumpingClock())      # start, round 1 (9 s left), then out of time
     raw = lp.solve_restricted(prog, time_limit=10.0)
     assert raw is not None and raw.status == "time_limit" and "1 round" in raw.message
     assert np.all(prog.A_ub @ raw.z <= prog.b_ub + 1e-9) and np.allclose(prog.A_eq @ raw.z, prog.b_eq, atol=1e-9)
@@ -505,14 +498,7 @@ def test_out_of_time_the_solve_returns_its_best_channel_with_the_best_valid_boun
     p = co.Problem(prior=P, privacy=[co.LIP(1.0)], utility=co.Distortion("squared"))
     best = co.solve(p, closed_forms=False)
     assert best.status == "optimal"
-    ticks = iter([0.0, 1.0] + [100.0] * 1000)
-
-    class Clock:
-        @staticmethod
-        def perf_counter():
-            return next(ticks)
-
-    monkeypatch.setattr(top_outputs, "time", Clock)
+    monkeypatch.setattr(top_outputs, "time", JumpingClock())
     replace_backends(monkeypatch, lambda prog, prob, name: RawSolution("failed", None, None, None, "Time limit reached"))
     r = co.solve(p, time_limit=10.0)
     trivial = min(p.utility.evaluate(p, np.eye(96)[np.full(96, y)]) for y in range(96))

@@ -12,6 +12,7 @@ import pytest
 import channelopt as co
 from channelopt.methods import parametric
 from channelopt.methods import top_outputs as T
+from conftest import JumpingClock
 
 
 def hamming(P, eps, **kw):
@@ -628,17 +629,6 @@ def test_a_point_whose_reduced_lp_fails_leaves_no_model_to_the_next():
     assert at(1.4).utility.evaluate(at(1.4), q) == pytest.approx(best, rel=1e-9) and bound <= best + 1e-12
 
 
-class _JumpingClock:
-    """A clock for `top_outputs` that reads 0 at the start, 1 during the first round and 100 from
-    the second on: with a time limit of 10 s the loop runs out of time after its first round."""
-
-    def __init__(self):
-        self.ticks = iter([0.0, 1.0] + [100.0] * 1000)
-
-    def perf_counter(self):
-        return next(self.ticks)
-
-
 @pytest.mark.parametrize("kind, notion", [("mae", "lip"), ("squared", "lip"), ("mae", "minid"), ("hamming", "minid")])
 def test_out_of_time_after_a_round_returns_that_rounds_channel_and_a_bound_on_the_whole_problem(kind, notion,
                                                                                                monkeypatch):
@@ -658,7 +648,7 @@ def test_out_of_time_after_a_round_returns_that_rounds_channel_and_a_bound_on_th
     assert T.applies(p) and T.top_outputs(p, None)[2]["rounds"] > 1
     best = lp(p)
     assert best.status == "optimal"
-    monkeypatch.setattr(T, "time", _JumpingClock())
+    monkeypatch.setattr(T, "time", JumpingClock())
     found = T.top_outputs(p, None, time_limit=10.0)
     assert found is not None
     q, bound, details = found
@@ -668,5 +658,5 @@ def test_out_of_time_after_a_round_returns_that_rounds_channel_and_a_bound_on_th
     tol = 1e-9 * max(1.0, abs(best.objective))
     assert bound <= best.objective + tol <= objective + 2 * tol
     assert objective > best.objective + tol or bound < best.objective - tol      # not a certificate after one round
-    monkeypatch.setattr(T, "time", _JumpingClock())
+    monkeypatch.setattr(T, "time", JumpingClock())
     assert T.top_outputs(p, T.Warm(), time_limit=10.0) is None
