@@ -348,6 +348,40 @@ class Problem:
         if self.utility is not None:
             self.utility.validate(self)
 
+    def with_privacy(self, privacy) -> Problem:
+        """This problem under other notions: a sweep's point. The fields `_check` validated
+        are kept as they are (they do not depend on the notions), and only the new notions are
+        checked against the problem: `dataclasses.replace` would validate the prior, values and
+        utility again, 0.12 ms of a 2.5 ms point (LDP MAE, d = 32).
+
+        Parameters
+        ----------
+        privacy : sequence of Notion
+            The notions, as `privacy` takes them.
+
+        Returns
+        -------
+        Problem
+            A new problem; this one is unchanged.
+
+        Raises
+        ------
+        ProblemError
+            If a notion does not fit the problem.
+        """
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)          # (frozen: the validated fields, and the secret built once)
+        try:
+            notions = tuple(_as_notion(n, i) for i, n in enumerate(privacy))
+            object.__setattr__(new, "privacy", notions)
+            for i, notion in enumerate(notions):
+                notion.validate(new, f"privacy[{i}]")
+        except ProblemError as e:
+            if FROM_FILE.get():
+                raise
+            raise ProblemError(api_names(str(e))) from None
+        return new
+
     @property
     def d(self) -> int:
         return self.prior.size

@@ -89,7 +89,7 @@ def points(problem: Problem, epsilon=None, priors=None, scale=None) -> list[Prob
         for k, e in enumerate(values):
             e = as_epsilon(f"epsilon[{k}]", e)
             privacy = [n.with_budget(epsilon=e) if i in scalar else n for i, n in enumerate(problem.privacy)]
-            out.append(dataclasses.replace(problem, privacy=tuple(privacy)))
+            out.append(problem.with_privacy(privacy))
         return out
     rows = _non_empty("priors", priors)
     if problem.latent is not None:
@@ -152,7 +152,7 @@ def _scaled_points(problem: Problem, values: list) -> list[Problem]:
                        for n, b in zip(problem.privacy, written)]
         except ProblemError as e:
             raise ProblemError(f"sweep scale[{k}] = {float(s):g}: {e}") from None
-        out.append(dataclasses.replace(problem, privacy=tuple(privacy)))
+        out.append(problem.with_privacy(privacy))
     return out
 
 

@@ -76,6 +76,7 @@ class Distortion:
         is sent the utility with every chunk, and D is 8 MB at d = m = 1024."""
         state = self.__dict__.copy()
         state.pop("_kept", None)
+        state.pop("_least", None)
         return state
 
     def _matrix(self, problem) -> np.ndarray:
@@ -131,8 +132,15 @@ class Distortion:
             x = np.arange(problem.d)
             return np.where(x < problem.m, x, 0), (x >= problem.m).astype(float)
         D = self.matrix_for(problem)
+        kept = self.__dict__.get("_least")
+        if kept is not None and kept[0] is D:           # (D is kept by `matrix_for`: a sweep's points share it)
+            return kept[1]
         best = np.argmin(D, axis=1)
-        return best, D[np.arange(problem.d), best]
+        found = best, D[np.arange(problem.d), best]
+        for a in found:
+            a.flags.writeable = False
+        object.__setattr__(self, "_least", (D, found))
+        return found
 
     def evaluate(self, problem, q: np.ndarray) -> float:
         """max over cost priors of E[D] = sum_x P_x sum_y q[x, y] D[x, y]."""

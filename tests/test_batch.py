@@ -384,6 +384,35 @@ def test_sweep_bad_input(kw, needle):
         co.sweep(base, **kw)
 
 
+def test_with_privacy_is_replace_without_revalidating_the_rest():
+    """`Problem.with_privacy` (a sweep's points) gives the problem `dataclasses.replace` builds,
+    field by field (labels, latent secret, output values kept), leaves the template alone, and
+    rejects a notion that does not fit the problem with replace's own message."""
+    import dataclasses
+
+    rng = np.random.default_rng(5)
+    joint = {"prior": [0.4, 0.6], "conditional": rng.dirichlet(np.ones(4), size=2)}
+    base = co.Problem(prior=np.array(joint["prior"]) @ joint["conditional"], latent=joint, labels=list("abcd"),
+                      values=[1.0, 2.0, 4.0, 8.0], output_size=3, output_values=[1.0, 3.0, 8.0],
+                      privacy=[co.LIP(1.0)], utility=co.Distortion("mae"))
+    for privacy in ([co.LIP(0.3)], [co.LDP(2.0), co.LIP(0.5)], [co.IDLDP(epsilons=[0.5, 1.0, 1.5, 2.0])]):
+        fast, slow = base.with_privacy(privacy), dataclasses.replace(base, privacy=privacy)
+        assert fast.privacy == slow.privacy and fast.privacy is not base.privacy
+        for f in dataclasses.fields(co.Problem):
+            a, b = getattr(fast, f.name), getattr(slow, f.name)
+            if f.name == "latent":
+                assert np.array_equal(a.prior, b.prior) and np.array_equal(a.conditional, b.conditional)
+            elif f.name != "privacy":
+                assert np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b, f.name
+    assert base.privacy == (co.LIP(1.0),)
+    wrong = [co.IDLDP(epsilons=[0.5, 1.0])]                    # 2 budgets for 4 inputs
+    with pytest.raises(co.ProblemError) as slow_error:
+        dataclasses.replace(base, privacy=wrong)
+    with pytest.raises(co.ProblemError) as fast_error:
+        base.with_privacy(wrong)
+    assert str(fast_error.value) == str(slow_error.value) and "privacy[0]" in str(fast_error.value)
+
+
 def test_cli_sweep_writes_csv(tmp_path, problems_dir):
     out = tmp_path / "s.csv"
     assert main(["sweep", str(problems_dir / "lip_tdsc_3symbol.toml"), "--epsilon", "0.5:2:4", "--out", str(out)]) == 0
