@@ -407,15 +407,67 @@ def test_orbit_channel_weights_are_the_type_weights_spread_over_rotations():
         assert gain == pytest.approx(bound, rel=1e-12) and info["orbits"] == (1 if d > 100 else 3)
 
 
-def test_map_with_exchangeable_symbols_takes_the_orbit_lp_before_the_hamming_lp():
-    """Uniform prior, LIP, MAP at d = 64 (past vertex enumeration): the orbit LP answers (the
-    Hamming LP over 4,096 entries is not built), with the accuracy derived by hand as in
+def test_map_with_exchangeable_symbols_takes_the_hamming_lp_before_the_orbit_lp():
+    """Uniform prior, LIP, MAP at d = 64 (past vertex enumeration): MAP's Hamming LP answers
+    before the orbit LP (its reduced LP on the top outputs is cheaper than pricing every type),
+    and both reach the accuracy derived by hand as in
     test_uniform_prior_lip_map_optimum_by_the_orbit_argument."""
+    from channelopt.methods.symmetry import solve_orbits
+
     d, eps = 64, 1.2
     vmax = min(math.exp(eps) / d, 1 - (d - 1) * math.exp(-eps) / d)
-    r = co.solve(co.Problem(prior=np.full(d, 1 / d), privacy=[co.LIP(eps)], utility=co.Bayes("map")))
-    assert r.status == "optimal" and r.certificate["algorithm"] == "orbit-lp"
+    p = co.Problem(prior=np.full(d, 1 / d), privacy=[co.LIP(eps)], utility=co.Bayes("map"))
+    r = co.solve(p)
+    assert r.status == "optimal" and r.certificate["algorithm"].startswith("map-hamming")
     assert r.objective == pytest.approx(vmax, abs=1e-12)
+    _, _, gain, bound, _ = solve_orbits(p, family_for(p), "map", None)
+    assert gain == pytest.approx(vmax, abs=1e-12) and bound == pytest.approx(vmax, abs=1e-12)
+
+
+@pytest.mark.parametrize("notion", ["lip", "ldp"])
+@pytest.mark.parametrize("kind", ["histogram-mse", "mutual-information"])
+def test_orbit_lp_past_its_old_type_limit_is_certified_and_agrees_with_the_column_generation(kind, notion):
+    """Three prior levels at d = 210 (class sizes 67 / 70 / 73, whose lcm, 342,370, is the number
+    of rotations the channel was rebuilt from before, against a limit of 4,096) and, under LDP,
+    357,272 types (the limit was 300,000): the column generation over types certifies the optimum,
+    its channel has at most d outputs and passes the audit, and the generic column generation
+    (every symbol its own class, 3 s) brackets the same value: its gain is at most the orbit's
+    bound and its bound at least the orbit's gain."""
+    from channelopt.methods.symmetry import solve_orbits
+
+    P = np.repeat([1.0, 2.0, 5.0], [67, 70, 73])
+    P = np.random.default_rng(3).permutation(P / P.sum())
+    eps = 1.0
+    p = co.Problem(prior=P, privacy=[co.LIP(eps) if notion == "lip" else co.LDP(eps)], utility=co.Bayes(kind))
+    V, w, gain, bound, info = solve_orbits(p, family_for(p), kind, None)
+    assert info["orbits"] == 3 and bound - gain <= 1e-10 * max(1.0, abs(gain))
+    assert np.count_nonzero(w) <= p.d and np.abs(w @ V - P).max() <= 1e-12
+    r = co.solve(p, time_limit=60)
+    assert r.status == "optimal" and r.certificate["algorithm"] == "orbit-lp"
+    assert co.audit(p, r.full_channel).ok and r.channel.shape[1] <= p.d
+    assert p.utility.gain(p, r.full_channel) == pytest.approx(gain, rel=1e-9, abs=1e-12)
+    _, _, g_cg, b_cg, _ = column_generation(p, family_for(p), time_limit=3)
+    assert g_cg <= bound + 1e-9 * max(1.0, abs(bound)) and b_cg >= gain - 1e-9 * max(1.0, abs(gain))
+
+
+def test_the_shift_design_has_uniform_marginals_on_each_class():
+    """`_design`: every class's shifts, weighted, are uniform over its n_c residues (exactly, up to
+    one rounding of each weight), with at most sum(n_c) - k + 1 rows; one class gives its n shifts
+    at 1/n each."""
+    from fractions import Fraction
+
+    from channelopt.methods.symmetry import _design
+
+    for sizes in ([7], [4, 6], [27, 33, 36], [5, 7, 11, 13]):
+        sizes = np.array(sizes)
+        design, share = _design(sizes)
+        assert len(share) <= sizes.sum() - len(sizes) + 1
+        assert math.fsum(share) == pytest.approx(1.0, abs=1e-15)
+        for c, n in enumerate(sizes):
+            mass = np.bincount(design[:, c], weights=share, minlength=n)
+            assert np.abs(mass - 1.0 / n).max() <= 1e-15
+    design, share = _design(np.array([7]))
+    assert np.array_equal(design[:, 0], np.arange(7)) and all(x == float(Fraction(1, 7)) for x in share)
 
 
 def test_master_lp_recovers_when_the_warm_primal_simplex_stalls():

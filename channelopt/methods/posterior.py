@@ -280,6 +280,35 @@ def master_lp(V: np.ndarray, gains: np.ndarray, P: np.ndarray):
     return polish(V, np.asarray(sol.col_value), P, P), mu
 
 
+def basic_weights(V: np.ndarray, gains: np.ndarray, P: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Weights on at most d of the columns V that keep `sum_i w_i v_i = P` and the gain of the
+    given weights w, which must be optimal for `master_lp`'s LP over V (as the orbit LP's spread
+    over its shifts is): HiGHS's crossover from w to a basic solution, `polish`ed. Where it does
+    not end optimal with at most d columns in use, `master_lp` solves the LP afresh. On three
+    prior levels (LIP, 172 shifts of 2-3 types): d = 256 0.13 s against 0.43 s, d = 1000
+    (2,028 columns) 6.1 s against 27 s."""
+    import highspy
+
+    n, d = V.shape
+    h = new_highs()
+    A = sp.csr_matrix(V.T / P[:, None])
+    load_program(h, -np.asarray(gains, dtype=float), sp.csr_matrix((0, n)), np.zeros(0), A, np.ones(d),
+                 np.zeros(n), np.full(n, np.inf))
+    # (HiGHS 1.16's crossover crashes the process on an instance that has never run: a run
+    # stopped before its first iteration sets up what it needs)
+    h.setOptionValue("simplex_iteration_limit", 0)
+    h.run()
+    h.setOptionValue("simplex_iteration_limit", np.iinfo(np.int32).max)
+    start = highspy.HighsSolution()
+    start.col_value, start.row_value, start.value_valid = list(w), list(A @ w), True
+    start.col_dual, start.row_dual, start.dual_valid = [0.0] * n, [0.0] * d, False
+    if h.crossover(start) == highspy.HighsStatus.kOk and h.getModelStatus() == highspy.HighsModelStatus.kOptimal:
+        x = np.maximum(np.asarray(h.getSolution().col_value), 0.0)
+        if np.count_nonzero(x) <= d:
+            return polish(V, x, P, P)
+    return master_lp(V, gains, P)[0]
+
+
 def upper_bound(mu: np.ndarray, P: np.ndarray, V: np.ndarray, gains: np.ndarray) -> float:
     """mu . P + max_v (phi(v) - mu . v): an upper bound on the gain of every channel (weak duality)."""
     return float(mu @ P + np.max(gains - V @ mu))

@@ -16,27 +16,45 @@ utility and leakage whose posteriors are averaged within classes, so the LP
     maximize sum_t W_t phi(t)   s.t.   sum_t W_t ubar_c(t) = 1 for every class c,  W >= 0
 
 (ubar_c: the class average of u = post / P of a vertex of type t) has the optimum of the full
-problem. With every type enumerated its dual y is a certificate: mu_x = y_c / (n_c P_x) satisfies
-`mu . v >= phi(v)` on every vertex and `mu . P = sum_c y_c`. A channel is recovered from one
-representative vertex per used type and its rotations within classes (shift r of each class's
-members, r = 0 .. lcm(n_c) - 1), whose average is the class average: each rotation of type t
-weighted W_t / lcm(n_c) gives a channel of the full problem with the LP's value; where those
-are more columns than the problem's outputs, the LP over them picks a basic optimum instead.
+problem. It is solved by column generation from the prior itself (u = 1, admissible under both
+notions), pricing every type each round, so its dual y is a certificate: mu_x = y_c / (n_c P_x)
+satisfies `phi(v) - mu . v <= max(0, the largest reduced cost)` on every vertex and
+`mu . P = sum_c y_c`. A channel
+is recovered from one representative vertex per used type, shifted within each class by the
+rows of a design (`_design`) whose marginal on each class is uniform over its shifts, so that a
+type's shifts average to its class averages: each shifted vertex of type t weighted W_t times its
+row's weight gives a channel of the full problem with the LP's value; where those are more
+columns than the problem's outputs, a basic solution on at most d of them is picked
+(`posterior.basic_weights`).
 """
 
 from __future__ import annotations
 
 import math
+import time
+from fractions import Fraction
 
 import numpy as np
 
 from .structured import SEPARABLE, Family, LDPCone
 from .result import PosteriorSolution
 
-MAX_TYPES = 300_000
-"""Largest number of vertex types enumerated."""
-MAX_ROTATIONS = 4096
-"""Largest lcm of the class sizes used to recover a channel."""
+MAX_TYPES = 50_000_000
+"""Largest number of vertex types priced (`type_count`): every round of the column generation
+over types goes through all of them, CHUNK at a time."""
+CHUNK = 1 << 17
+"""Types evaluated together in one vectorized step of the pricing."""
+KEEP = 1 << 24
+"""Numbers kept across rounds: while the types' class averages, phi and counts fit in this many
+floats (2 k + 4 a type; 128 MB), they are computed once and each round of pricing is one product
+with the duals (LDP mutual information, d = 256 on three levels, 642,096 types: 2.2 s -> 0.6 s)."""
+ROUNDS = 300
+"""Rounds of the column generation over types before giving up (None: the caller goes on)."""
+JOIN = 8
+"""Types of largest reduced cost that join the master a round (per class, at least 8)."""
+STOP = 1e-13
+"""The column generation stops once no type's reduced cost exceeds this (relative to the gain):
+its bound, exact over every type, is then within it of the master's value."""
 
 
 def classes(P: np.ndarray, h: np.ndarray | None) -> np.ndarray | None:
@@ -49,35 +67,70 @@ def classes(P: np.ndarray, h: np.ndarray | None) -> np.ndarray | None:
     return label if label.max() + 1 < P.size else None
 
 
+def _pivot(sizes: np.ndarray) -> int:
+    """LIP: the class whose count at the upper bound the mass fixes (the largest: the grid over
+    the others is then the smallest)."""
+    return int(np.argmax(sizes))
+
+
 def type_count(fam: Family, sizes: np.ndarray) -> int:
-    n = int(np.prod(sizes.astype(float) + 1))
-    return n if isinstance(fam, LDPCone) else n * (len(sizes) + 1)
-
-
-def _types(fam: Family, p: np.ndarray, sizes: np.ndarray):
-    """Every vertex type: (counts at the upper level per class (T, k), the class of the symbol
-    inside or -1 (T,), the inside value (T,), tau (T,))."""
-    k = len(sizes)
-    grids = np.meshgrid(*[np.arange(n + 1) for n in sizes], indexing="ij")
-    A = np.stack([g.ravel() for g in grids], axis=1).astype(float)       # (T0, k)
+    """The types the pricing goes through: every count vector under LDP; under LIP, for each class
+    of the inside symbol, every count vector of the classes but `_pivot`'s (whose count the mass
+    then fixes to a few values)."""
     if isinstance(fam, LDPCone):
-        tau = 1.0 + fam.c * (A @ p)
-        return A, np.full(len(A), -1), np.zeros(len(A)), tau
+        return int(np.prod(sizes.astype(float) + 1))
+    rest = np.delete(sizes, _pivot(sizes)).astype(float)
+    return int(len(sizes) * np.prod(rest + 1))
+
+
+def _type_chunks(fam: Family, p: np.ndarray, sizes: np.ndarray, chunk: int = CHUNK):
+    """Every vertex type, CHUNK grid points at a time: (counts at the upper level per class (T, k),
+    the class of the symbol inside or -1 (T,), the inside value (T,), tau (T,)).
+
+    LDP: every count vector (`tau = 1 + c sum_c A_c p_c`). LIP: a symbol of class j inside, the
+    others at `hi` (the first A_c of each class) or `lo`; the mass `P . u = 1` leaves the inside
+    symbol `f = (1 - mass) / p_j`, in `[lo, hi_j]` for the few counts of the pivot class listed."""
+    k = len(sizes)
+    if isinstance(fam, LDPCone):
+        total = int(np.prod(sizes + 1))
+        for s in range(0, total, chunk):
+            A = np.stack(np.unravel_index(np.arange(s, min(s + chunk, total)), tuple(sizes + 1)), axis=1).astype(float)
+            yield A, np.full(len(A), -1), np.zeros(len(A)), 1.0 + fam.c * (A @ p)
+        return
     lo = math.exp(-fam.eps_lower)
     hi = np.minimum(math.exp(fam.eps), 1.0 / p)
-    out_A, out_j, out_f = [], [], []
+    piv = _pivot(sizes)
+    others = [c for c in range(k) if c != piv]
+    step = p * (hi - lo)                                         # the mass one more symbol at hi adds
+    grid = tuple(int(sizes[c]) + 1 for c in others)
+    total = int(np.prod(grid)) if others else 1
     for j in range(k):
-        ok = A[:, j] <= sizes[j] - 1
-        Aj = A[ok]
-        rest = sizes[None, :] - Aj
-        rest[:, j] -= 1
-        mass = Aj @ (p * hi) + rest @ (p * lo)
-        f = (1.0 - mass) / p[j]
-        keep = (f >= lo - 1e-12) & (f <= hi[j] + 1e-12)
-        out_A.append(Aj[keep])
-        out_j.append(np.full(keep.sum(), j))
-        out_f.append(np.clip(f[keep], lo, hi[j]))
-    return np.vstack(out_A), np.concatenate(out_j), np.concatenate(out_f), np.ones(sum(len(a) for a in out_A))
+        low_mass, high_mass = 1.0 - p[j] * hi[j], 1.0 - p[j] * lo          # f in [lo, hi_j]
+        top = sizes.copy()
+        top[j] -= 1                                                       # (j's inside symbol)
+        for s in range(0, total, chunk):
+            G = np.stack(np.unravel_index(np.arange(s, min(s + chunk, total)), grid), axis=1) if others \
+                else np.zeros((1, 0), dtype=int)
+            keep = np.all(G <= top[others], axis=1)
+            G = G[keep]
+            base = lo * (1.0 - p[j]) + G @ step[others]
+            if step[piv] > 0:
+                first = np.ceil((low_mass - base) / step[piv] - 1e-9)
+                last = np.floor((high_mass - base) / step[piv] + 1e-9)
+            else:
+                first, last = np.zeros(len(G)), np.full(len(G), float(top[piv]))
+            first, last = np.maximum(first, 0.0), np.minimum(last, float(top[piv]))
+            n = np.maximum(last - first + 1, 0).astype(np.int64)
+            if not n.sum():
+                continue
+            row = np.repeat(np.arange(len(G)), n)
+            A = np.empty((row.size, k))
+            A[:, others] = G[row]
+            A[:, piv] = first[row] + (np.arange(row.size) - np.repeat(np.cumsum(n) - n, n))
+            mass = lo * (1.0 - p[j]) + A @ step
+            f = (1.0 - mass) / p[j]
+            ok = (f >= lo - 1e-12) & (f <= hi[j] + 1e-12)
+            yield A[ok], np.full(int(ok.sum()), j), np.clip(f[ok], lo, hi[j]), np.ones(int(ok.sum()))
 
 
 def _levels(fam: Family, p: np.ndarray, A, tau):
@@ -91,14 +144,41 @@ def _levels(fam: Family, p: np.ndarray, A, tau):
     return up, low
 
 
-def solve_orbits(problem, fam: Family, kind: str, h: np.ndarray | None):
+def _parts(fam, p, sizes, A, j, f, tau) -> tuple:
+    """What rebuilds a vertex of each type (`_representatives`): (A, counts at the lower level,
+    the inside symbol's class as a 0/1 row, u at the upper level, u at the lower level, the
+    inside u in its class's column)."""
+    up, low = _levels(fam, p, A, tau)
+    inside = np.zeros_like(A)
+    has = j >= 0
+    inside[np.flatnonzero(has), j[has]] = 1.0
+    n_low = sizes[None, :] - A - inside
+    fval = np.where(has, f, 0.0)[:, None] * inside
+    return A, n_low, inside, np.array(up), low, fval
+
+
+def _priced(fam, kind, p, hc, sizes):
+    """Every type as the LP sees it, chunk by chunk: (class averages of u (T, k), phi (T,), and
+    (A, j, f, tau) to rebuild it)."""
+    for A, j, f, tau in _type_chunks(fam, p, sizes):
+        A_, n_low, inside, up, low, fval = _parts(fam, p, sizes, A, j, f, tau)
+        ubar = (A * up + n_low * low + fval) / sizes[None, :]
+        yield ubar, _phi(kind, p, hc, A, n_low, inside, up, low, fval), (A, j, f, tau)
+
+
+def solve_orbits(problem, fam: Family, kind: str, h: np.ndarray | None, deadline: float = np.inf):
     """Certified optimum over vertex types. Returns (V, w, gain, bound, info) like
-    `posterior.enumerate_and_solve`, or None when there is no symmetry to use, too many types,
-    or the rotations of the classes are too many to recover a channel."""
+    `posterior.enumerate_and_solve`, or None when there is no symmetry to use, too many types, or
+    the deadline or ROUNDS pass first.
+
+    The LP over types has one row per class; it is solved by column generation whose pricing
+    goes through every type (`_type_chunks`), so that its bound `sum(y) + max(0, max reduced
+    cost)` is exact over every vertex, and it starts from the prior itself (u = 1, admissible
+    under both notions), which keeps the master feasible."""
     from scipy.optimize import linprog
 
     from .colgen import Scaled
-    from .posterior import master_lp
+    from .posterior import basic_weights
 
     P = problem.prior
     label = classes(P, h if kind == "bayes-mse" else None)
@@ -108,36 +188,68 @@ def solve_orbits(problem, fam: Family, kind: str, h: np.ndarray | None):
     sizes = np.bincount(label, minlength=k)
     if type_count(fam, sizes) > MAX_TYPES:
         return None
-    period = math.lcm(*sizes.tolist())
-    if period > MAX_ROTATIONS:
-        return None
     p = np.array([P[label == c][0] for c in range(k)])
     hc = None if h is None else np.array([h[label == c][0] for c in range(k)])
-    A, j, f, tau = _types(fam, p, sizes)
-    up, low = _levels(fam, p, A, tau)
-    inside = np.zeros_like(A)
-    has = j >= 0
-    inside[np.flatnonzero(has), j[has]] = 1.0
-    n_low = sizes[None, :] - A - inside
-    fval = np.where(has, f, 0.0)[:, None] * inside                 # inside u, in its class's column
-    ubar = (A * up + n_low * low + fval) / sizes[None, :]          # class averages of u
-    phi = _phi(kind, p, hc, A, n_low, inside, up, low, fval)
-    res = linprog(-phi, A_eq=ubar.T, b_eq=np.ones(k), bounds=(0, None), method="highs",
-                  options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10})
-    if res.status != 0:
+    # the master's columns: the prior (every class at u = 1), then the types that price in
+    ones = np.ones((1, k))
+    ubar = ones.copy()
+    phi = _phi(kind, p, hc, sizes[None, :].astype(float), 0.0 * ones, 0.0 * ones, ones, ones, 0.0 * ones)
+    parts: list[tuple] = []
+    keys: set = set()
+    kept = list(_priced(fam, kind, p, hc, sizes)) if type_count(fam, sizes) * (2 * k + 4) <= KEEP else None
+    join = max(JOIN, 2 * k)
+    rounds = 0
+    for _ in range(ROUNDS):
+        rounds += 1
+        res = linprog(-phi, A_eq=ubar.T, b_eq=np.ones(k), bounds=(0, None), method="highs",
+                      options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10})
+        if res.status != 0 or time.perf_counter() > deadline:
+            return None
+        y, gain = -np.asarray(res.eqlin.marginals), float(phi @ res.x)
+        best, found = -np.inf, list[tuple]()             # (reduced cost, ubar, phi, the type) of the best so far
+        for chunk_ubar, chunk_phi, made in kept if kept is not None else _priced(fam, kind, p, hc, sizes):
+            rc = chunk_phi - chunk_ubar @ y
+            if rc.size:
+                best = max(best, float(rc.max()))
+                top = np.argpartition(-rc, min(join, rc.size) - 1)[:join]
+                found = sorted(found + [(float(rc[i]), chunk_ubar[i], float(chunk_phi[i]), tuple(a[i:i + 1] for a in made))
+                                        for i in top], key=lambda t: -t[0])[:join]
+            if time.perf_counter() > deadline:
+                return None
+        bound = float(y.sum() + max(0.0, best))          # exact over every type
+        if best <= STOP * max(1.0, abs(gain)):
+            break
+        added = 0
+        for r, row, value, part in found:
+            key = tuple(np.round(row, 12)) + (round(value, 12),)
+            if r <= 0 or key in keys:
+                continue
+            keys.add(key)
+            ubar, phi = np.vstack([ubar, row]), np.r_[phi, value]
+            parts.append(_parts(fam, p, sizes, *part))
+            added += 1
+        if not added:                                    # (what prices in is in the master already)
+            break
+    else:
         return None
-    y = -np.asarray(res.eqlin.marginals)
-    bound = float(y.sum() + max(0.0, float(np.max(phi - ubar @ y))))     # exact over every type
-    used = np.flatnonzero(res.x > 1e-13)
-    reps = _representatives(label, sizes, A[used], n_low[used], inside[used], up[used], low[used], fval[used])
-    U, w = _rotations(reps, label, sizes, period, res.x[used])
+    W = np.asarray(res.x)
+    used = np.flatnonzero(W[1:] > 1e-13)
+    design, share = _design(sizes)
+    U = np.empty((0, P.size))
+    w = np.empty(0)
+    if used.size:
+        picked = [np.concatenate(x) for x in zip(*(parts[i] for i in used))]
+        reps = _representatives(label, sizes, *picked)
+        U, w = _spread(reps, label, sizes, design, share, W[1:][used])
+    if W[0] > 1e-13:                                     # the prior itself: one output that releases nothing
+        U, w = np.vstack([U, np.ones((1, P.size))]), np.r_[w, W[0]]
     V = U * P[None, :]
     gains = Scaled(kind, h).phi(V)
     if len(V) > problem.m:
         # more columns than the problem has outputs: a basic optimum of the LP over them uses at
         # most d (the frontend would otherwise merge outputs and lose the certificate)
-        w, _ = master_lp(V, gains, P)
-    info = {"orbits": int(k), "types": int(len(A)), "rotations": int(period)}
+        w = basic_weights(V, gains, P, w)
+    info = {"orbits": int(k), "types": type_count(fam, sizes), "rounds": rounds, "shifts": len(share)}
     return PosteriorSolution(V, w, float(gains @ w), bound, info)
 
 
@@ -170,22 +282,34 @@ def _representatives(label, sizes, A, n_low, inside, up, low, fval):
     return U
 
 
-def _rotations(U, label, sizes, period, W):
-    """Every representative shifted by r = 0 .. period - 1 within each class (rows, duplicates
-    merged), and each row's weight: W_t / period for each shift of type t that gives it. Over its
-    shifts a type's u averages to its class averages, so these weights meet `sum w u = 1` exactly
-    where the types' weights W meet the orbit LP's rows: no LP over the d x (types x period)
-    columns is needed while they fit the outputs (d = 2000, uniform prior, LIP mutual
-    information: 15 s of HiGHS before)."""
+def _design(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Shifts of the classes (rows r: shift r_c of class c) with weights whose marginal on each
+    class is uniform over its n_c shifts: the common refinement of the partitions of [0, 1) into
+    n_c equal parts, each piece [a, b) giving the shifts floor(n_c (a + b) / 2) and the weight
+    b - a (exact fractions, rounded once). At most sum(n_c) - k + 1 rows: one class gives its n
+    shifts at 1/n each, and classes of coprime sizes no longer need lcm(n_c) of them."""
+    cuts = sorted({Fraction(i, int(n)) for n in sizes for i in range(int(n))} | {Fraction(1)})
+    mid = np.array([float((a + b) / 2) for a, b in zip(cuts, cuts[1:])])
+    share = np.array([float(b - a) for a, b in zip(cuts, cuts[1:])])
+    return np.floor(mid[:, None] * sizes[None, :]).astype(int), share
+
+
+def _spread(U, label, sizes, design, share, W):
+    """Every representative shifted within each class by each row of the design (rows, duplicates
+    merged), and each row's weight: W_t times the design's weight of each shift that gives it.
+    Over the design a type's u averages to its class averages, so these weights meet
+    `sum w u = 1` (to round-off) where the types' weights W meet the LP's rows: no LP over the
+    d x (types x shifts) columns is needed while they fit the outputs (d = 2000, uniform prior,
+    LIP mutual information: 15 s of HiGHS before)."""
     d = label.size
-    perm = np.empty((period, d), dtype=int)
+    perm = np.empty((len(design), d), dtype=int)
     for c in range(len(sizes)):
         members = np.flatnonzero(label == c)
-        idx = (np.arange(sizes[c])[None, :] - np.arange(period)[:, None]) % sizes[c]
+        idx = (np.arange(sizes[c])[None, :] - design[:, c:c + 1]) % sizes[c]
         perm[:, members] = members[idx]
-    out = U[:, perm]                        # (T, period, d): out[t, r, x] = U[t, perm[r, x]]
+    out = U[:, perm]                        # (T, R, d): out[t, r, x] = U[t, perm[r, x]]
     out = out.reshape(-1, d)
-    weight = np.repeat(np.asarray(W, dtype=float) / period, period)
+    weight = (np.asarray(W, dtype=float)[:, None] * share[None, :]).ravel()
     _, first, inverse = np.unique(np.round(out, 14), axis=0, return_index=True, return_inverse=True)
     w = np.bincount(inverse.ravel(), weights=weight, minlength=first.size)
     order = np.argsort(first)
