@@ -9,7 +9,9 @@ For each utility, notion, prior family, eps and d, `--seeds` random priors are s
 `time_limit = --limit`; the table gives the median time, how many runs were certified optimal,
 the worst relative gap (|objective - bound| / |objective|) and whether the cell meets its target
 (every gap within 1e-9, median under 10 s up to d = 64 and under 60 s above). Dirichlet(1) priors are random
-points of the simplex; Zipf(1.1) priors are p_k ~ k^-1.1 in a random order. `--generic D1,D2` adds
+points of the simplex; Zipf(1.1) priors are p_k ~ k^-1.1 in a random order; `levels` priors (not
+in the default `--priors`) give each symbol a mass of 1, 2 or 5 at random, normalized: three
+classes of exchangeable symbols (the orbit LP; bayes-mse's distinct values keep them apart). `--generic D1,D2` adds
 the notions that keep the generic pricing (latent-G LIP, BP-LIP with 3 priors, ALIP) at those d
 (Dirichlet(1), eps = 1), for `--generic-utilities`.
 Writes bench_posterior.csv and a log-log plot of time against d.
@@ -36,9 +38,15 @@ def target_seconds(d: int) -> float:
     return 10.0 if d <= 64 else 60.0
 
 
+FAMILIES = ("dirichlet", "zipf", "levels")
+
+
 def prior(family: str, d: int, rng) -> np.ndarray:
     if family == "dirichlet":
         return rng.dirichlet(np.ones(d))
+    if family == "levels":
+        p = rng.choice([1.0, 2.0, 5.0], size=d)
+        return p / p.sum()
     p = np.arange(1, d + 1) ** -1.1
     return rng.permutation(p / p.sum())
 
@@ -60,7 +68,7 @@ def notion(name: str, eps: float, d: int, rng):
 
 
 def run_one(kind, name, family, eps, d, seed, limit) -> dict:
-    rng = np.random.default_rng([d, seed, int(eps * 100), ("dirichlet", "zipf").index(family)])
+    rng = np.random.default_rng([d, seed, int(eps * 100), FAMILIES.index(family)])
     priv, latent = notion(name, eps, d, rng)
     P = prior(family, d, rng)
     if latent is not None:
