@@ -2220,3 +2220,43 @@ def test_plateau_rounds_price_by_near_ties_alone_and_end_where_the_search_ends(m
     assert skipping.objective == pytest.approx(every.objective, rel=1e-9)
     for r in (every, skipping):                                       # each bound holds for the other's channel
         assert r.certificate.bound >= max(every.objective, skipping.objective) - 1e-12
+
+
+def test_basic_weights_keeps_an_optimal_spread_and_solves_the_lp_from_any_other():
+    """`posterior.basic_weights`: from optimal weights on more columns than symbols (an orbit LP's
+    spread, two prior levels at d = 40), HiGHS's crossover keeps the gain on at most d columns;
+    from feasible weights that are not optimal (the uniform mixture of random posteriors) it
+    still returns the LP's optimum (`master_lp`'s) on at most d columns."""
+    from channelopt.methods.posterior import basic_weights, master_lp
+
+    rng = np.random.default_rng(8)
+    for V, gains, P, w in _spreads(rng):
+        out = basic_weights(V, gains, P, w)
+        assert np.count_nonzero(out) <= V.shape[1] and out.min() >= 0
+        assert np.abs(out @ V - P).max() <= 1e-12
+        best, _ = master_lp(V, gains, P)
+        assert gains @ out == pytest.approx(gains @ best, rel=1e-9, abs=1e-12)
+        assert gains @ out >= gains @ w - 1e-12
+
+
+def _spreads(rng):
+    """(V, gains, P, w): an orbit LP's optimal spread before its reduction, then random posteriors
+    with the uniform mixture of them as the prior (feasible, not optimal)."""
+    import channelopt.methods.posterior as posterior
+    from channelopt.methods.symmetry import solve_orbits
+
+    P = rng.permutation(np.repeat([1.0, 3.0], [17, 23]))
+    P /= P.sum()
+    p = co.Problem(prior=P, privacy=[co.LDP(1.0)], utility=co.Bayes("mutual-information"))
+    seen = []
+    keep = posterior.basic_weights
+    try:
+        posterior.basic_weights = lambda V, gains, P, w: (seen.append((V, gains, P, w)), w)[1]
+        solve_orbits(p, family_for(p), "mutual-information", None)
+    finally:
+        posterior.basic_weights = keep
+    assert seen and len(seen[0][3]) > p.d
+    yield seen[0]
+    V = rng.dirichlet(np.ones(12), size=30)
+    w = np.full(30, 1 / 30)
+    yield V, (V ** 2).sum(axis=1), w @ V, w
