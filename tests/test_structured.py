@@ -2260,3 +2260,23 @@ def _spreads(rng):
     V = rng.dirichlet(np.ones(12), size=30)
     w = np.full(30, 1 / 30)
     yield V, (V ** 2).sum(axis=1), w @ V, w
+
+
+def test_basic_weights_is_the_first_highs_call_of_a_process_without_crashing_it():
+    """HiGHS 1.16's crossover crashes the process on an instance that has never run; `basic_weights`
+    runs it first. In a fresh process whose first HiGHS call it is, it must return (exit 0) with
+    the LP's optimum."""
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np\n"
+        "from channelopt.methods.posterior import basic_weights\n"
+        "rng = np.random.default_rng(0)\n"
+        "V = rng.dirichlet(np.ones(12), size=30)\n"
+        "w = np.full(30, 1 / 30)\n"
+        "out = basic_weights(V, (V ** 2).sum(axis=1), w @ V, w)\n"
+        "assert np.count_nonzero(out) <= 12 and np.abs(out @ V - w @ V).max() < 1e-12\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -285,8 +285,9 @@ def basic_weights(V: np.ndarray, gains: np.ndarray, P: np.ndarray, w: np.ndarray
     given weights w, which must be optimal for `master_lp`'s LP over V (as the orbit LP's spread
     over its shifts is): HiGHS's crossover from w to a basic solution, `polish`ed. Where it does
     not end optimal with at most d columns in use, `master_lp` solves the LP afresh. On three
-    prior levels (LIP, 172 shifts of 2-3 types): d = 256 0.13 s against 0.43 s, d = 1000
-    (2,028 columns) 6.1 s against 27 s."""
+    prior levels (LIP, MAP, 2-3 types): d = 256 (516 columns) 0.12 s against 0.43 s, d = 1000
+    (2,028 columns) 6-8 s against 27 s (its first run, stopped at once, with presolve: 0.29 s at
+    d = 256)."""
     import highspy
 
     n, d = V.shape
@@ -297,6 +298,7 @@ def basic_weights(V: np.ndarray, gains: np.ndarray, P: np.ndarray, w: np.ndarray
     # (HiGHS 1.16's crossover crashes the process on an instance that has never run: a run
     # stopped before its first iteration sets up what it needs)
     h.setOptionValue("simplex_iteration_limit", 0)
+    h.setOptionValue("presolve", "off")
     h.run()
     h.setOptionValue("simplex_iteration_limit", np.iinfo(np.int32).max)
     start = highspy.HighsSolution()
