@@ -234,13 +234,16 @@ def solve_orbits(problem, fam: Family, kind: str, h: np.ndarray | None, deadline
         return None
     W = np.asarray(res.x)
     used = np.flatnonzero(W[1:] > 1e-13)
-    design, share = _design(sizes)
     U = np.empty((0, P.size))
     w = np.empty(0)
+    shifts = 0
     if used.size:
         picked = [np.concatenate(x) for x in zip(*(parts[i] for i in used))]
         reps = _representatives(label, sizes, *picked)
-        U, w = _spread(reps, label, sizes, design, share, W[1:][used])
+        A, inside = picked[0], picked[2]
+        moved = ((A + inside > 0) & (A < sizes[None, :])) & (sizes[None, :] > 1)     # classes not at one bound
+        U, w = _spread(reps, label, sizes, moved, W[1:][used])
+        shifts = len(w)
     if W[0] > 1e-13:                                     # the prior itself: one output that releases nothing
         U, w = np.vstack([U, np.ones((1, P.size))]), np.r_[w, W[0]]
     V = U * P[None, :]
@@ -249,7 +252,7 @@ def solve_orbits(problem, fam: Family, kind: str, h: np.ndarray | None, deadline
         # more columns than the problem has outputs: a basic optimum of the LP over them uses at
         # most d (the frontend would otherwise merge outputs and lose the certificate)
         w = basic_weights(V, gains, P, w)
-    info = {"orbits": int(k), "types": type_count(fam, sizes), "rounds": rounds, "shifts": len(share)}
+    info = {"orbits": int(k), "types": type_count(fam, sizes), "rounds": rounds, "shifts": shifts}
     return PosteriorSolution(V, w, float(gains @ w), bound, info)
 
 
@@ -294,22 +297,31 @@ def _design(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.floor(mid[:, None] * sizes[None, :]).astype(int), share
 
 
-def _spread(U, label, sizes, design, share, W):
-    """Every representative shifted within each class by each row of the design (rows, duplicates
+def _spread(U, label, sizes, moved, W):
+    """Every representative shifted within each class by each row of a design (rows, duplicates
     merged), and each row's weight: W_t times the design's weight of each shift that gives it.
-    Over the design a type's u averages to its class averages, so these weights meet
+    A type's design shifts only its classes `moved` (rows of booleans; the others hold one value
+    throughout: all at one bound), so that a type with one mixed class gives n_c rows, not about
+    d. Over its design a type's u averages to its class averages, so these weights meet
     `sum w u = 1` (to round-off) where the types' weights W meet the LP's rows: no LP over the
-    d x (types x shifts) columns is needed while they fit the outputs (d = 2000, uniform prior,
-    LIP mutual information: 15 s of HiGHS before)."""
+    columns is needed while they fit the outputs (d = 2000, uniform prior, LIP mutual
+    information: 15 s of HiGHS before)."""
     d = label.size
-    perm = np.empty((len(design), d), dtype=int)
-    for c in range(len(sizes)):
-        members = np.flatnonzero(label == c)
-        idx = (np.arange(sizes[c])[None, :] - design[:, c:c + 1]) % sizes[c]
-        perm[:, members] = members[idx]
-    out = U[:, perm]                        # (T, R, d): out[t, r, x] = U[t, perm[r, x]]
-    out = out.reshape(-1, d)
-    weight = (np.asarray(W, dtype=float)[:, None] * share[None, :]).ravel()
+    members = [np.flatnonzero(label == c) for c in range(len(sizes))]
+    rows, weights = [], []
+    for u, mixed, Wt in zip(U, moved, np.asarray(W, dtype=float)):
+        design = np.zeros((1, len(sizes)), dtype=int)
+        share = np.ones(1)
+        if mixed.any():
+            part, share = _design(sizes[mixed])
+            design = np.zeros((len(share), len(sizes)), dtype=int)
+            design[:, mixed] = part
+        perm = np.empty((len(design), d), dtype=int)
+        for c, m in enumerate(members):
+            perm[:, m] = m[(np.arange(sizes[c])[None, :] - design[:, c:c + 1]) % sizes[c]]
+        rows.append(u[perm])                    # rows[r, x] = u[perm[r, x]]
+        weights.append(Wt * share)
+    out, weight = np.vstack(rows), np.concatenate(weights)
     _, first, inverse = np.unique(np.round(out, 14), axis=0, return_index=True, return_inverse=True)
     w = np.bincount(inverse.ravel(), weights=weight, minlength=first.size)
     order = np.argsort(first)
