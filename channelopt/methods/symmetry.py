@@ -161,7 +161,7 @@ def _priced(fam, kind, p, hc, sizes):
     """Every type as the LP sees it, chunk by chunk: (class averages of u (T, k), phi (T,), and
     (A, j, f, tau) to rebuild it)."""
     for A, j, f, tau in _type_chunks(fam, p, sizes):
-        A_, n_low, inside, up, low, fval = _parts(fam, p, sizes, A, j, f, tau)
+        _, n_low, inside, up, low, fval = _parts(fam, p, sizes, A, j, f, tau)
         ubar = (A * up + n_low * low + fval) / sizes[None, :]
         yield ubar, _phi(kind, p, hc, A, n_low, inside, up, low, fval), (A, j, f, tau)
 
