@@ -290,8 +290,14 @@ class Problem:
     solver: str = "auto"
 
     def __post_init__(self):
+        self._in_api_names(self._check)
+
+    @staticmethod
+    def _in_api_names(check) -> None:
+        """`check()`, its ProblemError reworded with the Python API's names (`api_names`), unless
+        the problem comes from a file, whose keys the message already names."""
         try:
-            self._check()
+            check()
         except ProblemError as e:
             if FROM_FILE.get():
                 raise
@@ -338,15 +344,22 @@ class Problem:
         if self.solver not in SOLVERS:
             raise ProblemError(f"solver.name must be one of {', '.join(SOLVERS)}, got {_fmt(self.solver)}"
                                f"{did_you_mean(self.solver, SOLVERS)}")
-        privacy = tuple(self.privacy) if isinstance(self.privacy, (list, tuple)) else (self.privacy,)
-        privacy = tuple(_as_notion(n, i) for i, n in enumerate(privacy))
-        object.__setattr__(self, "privacy", privacy)
+        self._set_privacy(self.privacy)
         if self.utility is not None:
             object.__setattr__(self, "utility", _as_utility(self.utility))
-        for i, notion in enumerate(privacy):
-            notion.validate(self, f"privacy[{i}]")
+        self._validate_privacy()
         if self.utility is not None:
             self.utility.validate(self)
+
+    def _set_privacy(self, privacy) -> None:
+        """`privacy` (one notion or a sequence of them, each as `_as_notion` takes it) as a tuple of Notions."""
+        privacy = tuple(privacy) if isinstance(privacy, (list, tuple)) else (privacy,)
+        object.__setattr__(self, "privacy", tuple(_as_notion(n, i) for i, n in enumerate(privacy)))
+
+    def _validate_privacy(self) -> None:
+        """Each notion's checks against the problem (`Notion.validate`)."""
+        for i, notion in enumerate(self.privacy):
+            notion.validate(self, f"privacy[{i}]")
 
     def with_privacy(self, privacy) -> Problem:
         """This problem under other notions: a sweep's point. The fields `_check` validated
@@ -371,15 +384,12 @@ class Problem:
         """
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)          # (frozen: the validated fields, and the secret built once)
-        try:
-            notions = tuple(_as_notion(n, i) for i, n in enumerate(privacy))
-            object.__setattr__(new, "privacy", notions)
-            for i, notion in enumerate(notions):
-                notion.validate(new, f"privacy[{i}]")
-        except ProblemError as e:
-            if FROM_FILE.get():
-                raise
-            raise ProblemError(api_names(str(e))) from None
+
+        def check():
+            new._set_privacy(privacy)
+            new._validate_privacy()
+
+        new._in_api_names(check)
         return new
 
     @property
