@@ -186,7 +186,8 @@ def solve_orbits(problem, fam: Family, kind: str, h: np.ndarray | None, deadline
         return None
     k = label.max() + 1
     sizes = np.bincount(label, minlength=k)
-    if type_count(fam, sizes) > MAX_TYPES:
+    count = type_count(fam, sizes)
+    if count > MAX_TYPES:
         return None
     p = np.array([P[label == c][0] for c in range(k)])
     hc = None if h is None else np.array([h[label == c][0] for c in range(k)])
@@ -196,7 +197,7 @@ def solve_orbits(problem, fam: Family, kind: str, h: np.ndarray | None, deadline
     phi = _phi(kind, p, hc, sizes[None, :].astype(float), 0.0 * ones, 0.0 * ones, ones, ones, 0.0 * ones)
     parts: list[tuple] = []
     keys: set = set()
-    kept = list(_priced(fam, kind, p, hc, sizes)) if type_count(fam, sizes) * (2 * k + 4) <= KEEP else None
+    kept = list(_priced(fam, kind, p, hc, sizes)) if count * (2 * k + 4) <= KEEP else None
     join = max(JOIN, 2 * k)
     rounds = 0
     for _ in range(ROUNDS):
@@ -252,7 +253,7 @@ def solve_orbits(problem, fam: Family, kind: str, h: np.ndarray | None, deadline
         # more columns than the problem has outputs: a basic optimum of the LP over them uses at
         # most d (the frontend would otherwise merge outputs and lose the certificate)
         w = basic_weights(V, gains, P, w)
-    info = {"orbits": int(k), "types": type_count(fam, sizes), "rounds": rounds, "shifts": shifts}
+    info = {"orbits": int(k), "types": count, "rounds": rounds, "shifts": shifts}
     return PosteriorSolution(V, w, float(gains @ w), bound, info)
 
 
