@@ -2280,3 +2280,58 @@ def test_basic_weights_is_the_first_highs_call_of_a_process_without_crashing_it(
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_ldp_pricing_from_sums_over_classes_equals_every_vertex_priced(kind, monkeypatch):
+    """LDP's orbit pricing from sums over classes (`symmetry._lean_pricing`) against every vertex
+    P (1 + c 1_S) / (1 + c P(S)) of a 12-symbol prior on four levels, priced at the duals' point
+    mu_x = y_c / (n_c P_x) with phi evaluated on the vertex itself: the same largest reduced cost,
+    and the types it returns are the best ones, largest first; whether the classes' sums are
+    combined in one block or in blocks of a few types."""
+    from channelopt.methods import symmetry
+    from channelopt.utility import entropy_rows
+
+    rng = np.random.default_rng(KINDS.index(kind))
+    sizes = np.array([3, 4, 2, 3])
+    p = rng.uniform(0.5, 2.0, size=4)
+    p /= sizes @ p
+    hc = rng.normal(size=4)
+    label = np.repeat(np.arange(4), sizes)
+    P, h = p[label], hc[label]
+    eps = 0.9
+    V = ldp_vertices(P, eps)
+    phi = {"bayes-mse": (V @ h) ** 2, "histogram-mse": (V ** 2).sum(axis=1),
+           "mutual-information": -entropy_rows(V), "map": V.max(axis=1)}[kind]
+    fam = LDPCone(P, eps)
+    for chunk in (7, 1 << 17):
+        monkeypatch.setattr(symmetry, "CHUNK", chunk)
+        for _ in range(4):
+            y = rng.normal(size=4) * 0.05
+            rc = phi - V @ (y[label] / sizes[label] / P)
+            best, found = symmetry._lean_pricing(fam, kind, p, hc, sizes, y, 8, np.inf)
+            assert best == pytest.approx(rc.max(), rel=1e-12, abs=1e-14)
+            # every type of S's counts appears among the vertices, so the best 8 reduced costs agree
+            types = np.unique(np.round(rc, 12))[::-1][:8]
+            got = np.unique(np.round([f[0] for f in found], 12))[::-1]
+            assert got[:len(types)] == pytest.approx(types[:len(got)], rel=1e-10, abs=1e-12)
+            assert [f[0] for f in found] == sorted((f[0] for f in found), reverse=True)
+
+
+def test_orbit_lp_certificate_is_exact_to_round_off_on_its_basis():
+    """Four prior levels at d = 256, LIP, mutual information, eps = 0.5 (805,504 types): HiGHS
+    meets the master's rows and duals to 1e-10, which left sum(y) - phi . x at 1.3e-10, past 1e-9
+    of the mutual information itself (0.12). Solved again on its basis, the orbit LP's bound is
+    within round-off of its gain, and so is the certificate of the returned channel."""
+    from channelopt.methods.symmetry import solve_orbits
+
+    rng = np.random.default_rng([256, 0, 50, 2])
+    P = rng.choice([1.0, 2.0, 5.0, 9.0], size=256)
+    P /= P.sum()
+    p = co.Problem(prior=P, privacy=[co.LIP(0.5)], utility=co.Bayes("mutual-information"))
+    V, w, gain, bound, info = solve_orbits(p, family_for(p), "mutual-information", None)
+    assert info["orbits"] == 4 and abs(bound - gain) <= 1e-13 * abs(gain)
+    r = co.solve(p, time_limit=60)
+    assert r.status == "optimal" and r.certificate["algorithm"] == "orbit-lp"
+    assert r.certificate["gap"] <= 1e-10 * r.objective
+    assert p.utility.evaluate(p, r.full_channel) == pytest.approx(r.objective, rel=1e-12)
