@@ -1,7 +1,7 @@
 """Certified Bayes optima (posterior-space LP) at the alphabet sizes of frequency estimation.
 
     python benchmarks/bench_posterior.py [--sizes 64,256] [--eps 0.5,1,2,4] [--seeds 3]
-        [--priors dirichlet,zipf] [--utilities ...] [--notions lip,ldp] [--limit 60]
+        [--priors dirichlet,zipf] [--levels 1,2,5] [--utilities ...] [--notions lip,ldp] [--limit 60]
         [--generic 32] [--generic-utilities bayes-mse] [--generic-notions lip-latent,bp-lip,alip]
         [--out benchmarks/out]
 
@@ -10,7 +10,7 @@ For each utility, notion, prior family, eps and d, `--seeds` random priors are s
 the worst relative gap (|objective - bound| / |objective|) and whether the cell meets its target
 (every gap within 1e-9, median under 10 s up to d = 64 and under 60 s above). Dirichlet(1) priors are random
 points of the simplex; Zipf(1.1) priors are p_k ~ k^-1.1 in a random order; `levels` priors (not
-in the default `--priors`) give each symbol a mass of 1, 2 or 5 at random, normalized: three
+in the default `--priors`) give each symbol a mass of 1, 2 or 5 at random (`--levels`), normalized: three
 classes of exchangeable symbols (the orbit LP; bayes-mse's distinct values keep them apart). `--generic D1,D2` adds
 the notions that keep the generic pricing (latent-G LIP, BP-LIP with 3 priors, ALIP) at those d
 (Dirichlet(1), eps = 1), for `--generic-utilities`.
@@ -39,13 +39,15 @@ def target_seconds(d: int) -> float:
 
 
 FAMILIES = ("dirichlet", "zipf", "levels")
+LEVELS = [1.0, 2.0, 5.0]
+"""The masses a `levels` prior draws from (`--levels`)."""
 
 
 def prior(family: str, d: int, rng) -> np.ndarray:
     if family == "dirichlet":
         return rng.dirichlet(np.ones(d))
     if family == "levels":
-        p = rng.choice([1.0, 2.0, 5.0], size=d)
+        p = rng.choice(LEVELS, size=d)
         return p / p.sum()
     p = np.arange(1, d + 1) ** -1.1
     return rng.permutation(p / p.sum())
@@ -113,6 +115,7 @@ def main(argv=None):
     ap.add_argument("--eps", default="0.5,1,2,4")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--priors", default="dirichlet,zipf")
+    ap.add_argument("--levels", default="1,2,5", help="the masses a `levels` prior draws from")
     ap.add_argument("--utilities", default=",".join(KINDS))
     ap.add_argument("--notions", default="lip,ldp")
     ap.add_argument("--limit", type=float, default=60.0, help="time_limit of each solve (s)")
@@ -121,6 +124,7 @@ def main(argv=None):
     ap.add_argument("--generic-notions", default="lip-latent,bp-lip,alip")
     ap.add_argument("--out", default=str(Path(__file__).parent / "out"))
     args = ap.parse_args(argv)
+    LEVELS[:] = [float(x) for x in args.levels.split(",")]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     sizes = [int(s) for s in args.sizes.split(",") if s]
