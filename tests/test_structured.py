@@ -2335,3 +2335,17 @@ def test_orbit_lp_certificate_is_exact_to_round_off_on_its_basis():
     assert r.status == "optimal" and r.certificate["algorithm"] == "orbit-lp"
     assert r.certificate["gap"] <= 1e-10 * r.objective
     assert p.utility.evaluate(p, r.full_channel) == pytest.approx(r.objective, rel=1e-12)
+
+
+def test_orbit_lp_weights_meet_the_prior_where_few_columns_are_in_use():
+    """LIP, MAP, eps = 0.01 on four levels down to a mass of 3e-5: the optimum releases nothing
+    (the prior's column alone), and its weight is solved again on that column, so the channel's
+    posteriors average to the prior to round-off (HiGHS's weight, 1 + 1.3e-13, was off by that)."""
+    from channelopt.methods.symmetry import solve_orbits
+
+    P = np.array([4.00456e-01, 3.07e-04, 2.9e-05, 9.15e-03])[[0, 1, 2, 3, 2]]
+    P /= P.sum()
+    p = co.Problem(prior=P, privacy=[co.LIP(0.01)], utility=co.Bayes("map"))
+    V, w, gain, bound, _ = solve_orbits(p, family_for(p), "map", None)
+    assert np.abs(w @ V - P).max() <= 1e-15
+    assert gain == pytest.approx(P.max(), abs=1e-15) and bound == pytest.approx(P.max(), abs=1e-15)
