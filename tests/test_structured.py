@@ -2282,17 +2282,19 @@ def test_basic_weights_is_the_first_highs_call_of_a_process_without_crashing_it(
     assert done.returncode == 0, done.stderr[-2000:]
 
 
+@pytest.mark.parametrize("notion", ["lip", "ldp"])
 @pytest.mark.parametrize("kind", KINDS)
-def test_ldp_pricing_from_sums_over_classes_equals_every_vertex_priced(kind, monkeypatch):
-    """LDP's orbit pricing from sums over classes (`symmetry._lean_pricing`) against every vertex
-    P (1 + c 1_S) / (1 + c P(S)) of a 12-symbol prior on four levels, priced at the duals' point
-    mu_x = y_c / (n_c P_x) with phi evaluated on the vertex itself: the same largest reduced cost,
-    and the types it returns are the best ones, largest first; whether the classes' sums are
-    combined in one block or in blocks of a few types."""
+def test_orbit_pricing_from_sums_over_classes_equals_every_vertex_priced(kind, notion, monkeypatch):
+    """The orbit LP's pricing from sums over classes (`symmetry._ldp_pricing`, `_lip_pricing`)
+    against every vertex of a 12-symbol prior on four levels (LDP: P (1 + c 1_S) / (1 + c P(S));
+    LIP: every coordinate at a bound but one), priced at the duals' point mu_x = y_c / (n_c P_x)
+    with phi evaluated on the vertex itself: the same largest reduced cost, and the types it
+    returns are the best ones, largest first; whether the classes' sums are combined in one block
+    or in blocks of a few types."""
     from channelopt.methods import symmetry
     from channelopt.utility import entropy_rows
 
-    rng = np.random.default_rng(KINDS.index(kind))
+    rng = np.random.default_rng(KINDS.index(kind) + (10 if notion == "lip" else 0))
     sizes = np.array([3, 4, 2, 3])
     p = rng.uniform(0.5, 2.0, size=4)
     p /= sizes @ p
@@ -2300,18 +2302,19 @@ def test_ldp_pricing_from_sums_over_classes_equals_every_vertex_priced(kind, mon
     label = np.repeat(np.arange(4), sizes)
     P, h = p[label], hc[label]
     eps = 0.9
-    V = ldp_vertices(P, eps)
+    V = ldp_vertices(P, eps) if notion == "ldp" else lip_vertices(P, eps)
     phi = {"bayes-mse": (V @ h) ** 2, "histogram-mse": (V ** 2).sum(axis=1),
            "mutual-information": -entropy_rows(V), "map": V.max(axis=1)}[kind]
-    fam = LDPCone(P, eps)
+    fam = LDPCone(P, eps) if notion == "ldp" else LIPBox(P, eps)
+    pricing = symmetry._ldp_pricing if notion == "ldp" else symmetry._lip_pricing
     for chunk in (7, 1 << 17):
         monkeypatch.setattr(symmetry, "CHUNK", chunk)
         for _ in range(4):
             y = rng.normal(size=4) * 0.05
             rc = phi - V @ (y[label] / sizes[label] / P)
-            best, found = symmetry._lean_pricing(fam, kind, p, hc, sizes, y, 8, np.inf)
+            best, found = pricing(fam, kind, p, hc, sizes, y, 8, np.inf)
             assert best == pytest.approx(rc.max(), rel=1e-12, abs=1e-14)
-            # every type of S's counts appears among the vertices, so the best 8 reduced costs agree
+            # every type appears among the vertices, so the best 8 reduced costs agree
             types = np.unique(np.round(rc, 12))[::-1][:8]
             got = np.unique(np.round([f[0] for f in found], 12))[::-1]
             assert got[:len(types)] == pytest.approx(types[:len(got)], rel=1e-10, abs=1e-12)

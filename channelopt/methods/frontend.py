@@ -572,7 +572,7 @@ earlier one used the time limit up."""
 ORBIT_SHARE = 0.5
 """Share of the time left that the orbit LP may use before the column generation takes over: its
 pricing goes through every vertex type each round (d = 1000 on three prior levels under LDP,
-37 million types: about 0.7 s a round, 5-10 s before `symmetry._lean_pricing`)."""
+37 million types: about 0.7 s a round, 5-10 s before `symmetry._ldp_pricing`)."""
 
 
 def certified_optimum(plan: Plan, posterior: str, time_limit: float, progress) -> PosteriorSolution:

@@ -17,8 +17,8 @@ utility and leakage whose posteriors are averaged within classes, so the LP
 
 (ubar_c: the class average of u = post / P of a vertex of type t) has the optimum of the full
 problem. It is solved by column generation from the prior itself (u = 1, admissible under both
-notions), pricing every type each round (under LDP from a few sums over classes that phi and
-ubar depend on, `_lean_pricing`), so its dual y is a certificate: mu_x = y_c / (n_c P_x)
+notions), pricing every type each round from a few sums over classes that phi and ubar depend on
+(`_ldp_pricing`, `_lip_pricing`), so its dual y is a certificate: mu_x = y_c / (n_c P_x)
 satisfies `phi(v) - mu . v <= max(0, the largest reduced cost)` on every vertex and
 `mu . P = sum_c y_c`. A channel
 is recovered from one representative vertex per used type, shifted within each class by the
@@ -45,11 +45,6 @@ MAX_TYPES = 50_000_000
 over types goes through all of them, CHUNK at a time."""
 CHUNK = 1 << 17
 """Types evaluated together in one vectorized step of the pricing."""
-KEEP = 1 << 24
-"""Numbers kept across rounds under LIP: while the types' class averages, phi and counts fit in this
-many floats (2 k + 4 a type; 128 MB), they are computed once and each round of pricing is one
-product with the duals (LDP mutual information, d = 256 on three levels, 642,096 types: 2.2 s ->
-0.6 s, before LDP priced from its sums, `_lean_pricing`)."""
 ROUNDS = 300
 """Rounds of the column generation over types before giving up (None: the caller goes on)."""
 JOIN = 8
@@ -57,6 +52,7 @@ JOIN = 8
 STOP = 1e-13
 """The column generation stops once no type's reduced cost exceeds this (relative to the gain):
 its bound, exact over every type, is then within it of the master's value."""
+
 
 
 def classes(P: np.ndarray, h: np.ndarray | None) -> np.ndarray | None:
@@ -85,56 +81,6 @@ def type_count(fam: Family, sizes: np.ndarray) -> int:
     return int(len(sizes) * np.prod(rest + 1))
 
 
-def _type_chunks(fam: Family, p: np.ndarray, sizes: np.ndarray, chunk: int = CHUNK):
-    """Every vertex type, CHUNK grid points at a time: (counts at the upper level per class (T, k),
-    the class of the symbol inside or -1 (T,), the inside value (T,), tau (T,)).
-
-    LDP: every count vector (`tau = 1 + c sum_c A_c p_c`). LIP: a symbol of class j inside, the
-    others at `hi` (the first A_c of each class) or `lo`; the mass `P . u = 1` leaves the inside
-    symbol `f = (1 - mass) / p_j`, in `[lo, hi_j]` for the few counts of the pivot class listed."""
-    k = len(sizes)
-    if isinstance(fam, LDPCone):
-        total = int(np.prod(sizes + 1))
-        for s in range(0, total, chunk):
-            A = np.stack(np.unravel_index(np.arange(s, min(s + chunk, total)), tuple(sizes + 1)), axis=1).astype(float)
-            yield A, np.full(len(A), -1), np.zeros(len(A)), 1.0 + fam.c * (A @ p)
-        return
-    lo = math.exp(-fam.eps_lower)
-    hi = np.minimum(math.exp(fam.eps), 1.0 / p)
-    piv = _pivot(sizes)
-    others = [c for c in range(k) if c != piv]
-    step = p * (hi - lo)                                         # the mass one more symbol at hi adds
-    grid = tuple(int(sizes[c]) + 1 for c in others)
-    total = int(np.prod(grid)) if others else 1
-    for j in range(k):
-        low_mass, high_mass = 1.0 - p[j] * hi[j], 1.0 - p[j] * lo          # f in [lo, hi_j]
-        top = sizes.copy()
-        top[j] -= 1                                                       # (j's inside symbol)
-        for s in range(0, total, chunk):
-            G = np.stack(np.unravel_index(np.arange(s, min(s + chunk, total)), grid), axis=1) if others \
-                else np.zeros((1, 0), dtype=int)
-            keep = np.all(G <= top[others], axis=1)
-            G = G[keep]
-            base = lo * (1.0 - p[j]) + G @ step[others]
-            if step[piv] > 0:
-                first = np.ceil((low_mass - base) / step[piv] - 1e-9)
-                last = np.floor((high_mass - base) / step[piv] + 1e-9)
-            else:
-                first, last = np.zeros(len(G)), np.full(len(G), float(top[piv]))
-            first, last = np.maximum(first, 0.0), np.minimum(last, float(top[piv]))
-            n = np.maximum(last - first + 1, 0).astype(np.int64)
-            if not n.sum():
-                continue
-            row = np.repeat(np.arange(len(G)), n)
-            A = np.empty((row.size, k))
-            A[:, others] = G[row]
-            A[:, piv] = first[row] + (np.arange(row.size) - np.repeat(np.cumsum(n) - n, n))
-            mass = lo * (1.0 - p[j]) + A @ step
-            f = (1.0 - mass) / p[j]
-            ok = (f >= lo - 1e-12) & (f <= hi[j] + 1e-12)
-            yield A[ok], np.full(int(ok.sum()), j), np.clip(f[ok], lo, hi[j]), np.ones(int(ok.sum()))
-
-
 def _levels(fam: Family, p: np.ndarray, A, tau):
     """Per type and class: (u of the symbols at the upper level, u of those at the lower level)."""
     if isinstance(fam, LDPCone):
@@ -157,13 +103,6 @@ def _parts(fam, p, sizes, A, j, f, tau) -> tuple:
     n_low = sizes[None, :] - A - inside
     fval = np.where(has, f, 0.0)[:, None] * inside
     return A, n_low, inside, np.array(up), low, fval
-
-
-def _priced(fam, kind, p, hc, sizes):
-    """Every type as the LP sees it, chunk by chunk: (class averages of u (T, k), phi (T,), and
-    (A, j, f, tau) to rebuild it)."""
-    for A, j, f, tau in _type_chunks(fam, p, sizes):
-        yield _priced_types(fam, kind, p, hc, sizes, A, j, f, tau)
 
 
 def _priced_types(fam, kind, p, hc, sizes, A, j, f, tau):
@@ -199,7 +138,7 @@ def _ldp_functionals(kind: str, p: np.ndarray, hc: np.ndarray | None, sizes: np.
     return tables
 
 
-def _lean_rc(kind: str, c: float, p: np.ndarray, hc, sizes: np.ndarray, y: np.ndarray, F: dict) -> np.ndarray:
+def _ldp_rc(kind: str, c: float, p: np.ndarray, hc, sizes: np.ndarray, y: np.ndarray, F: dict) -> np.ndarray:
     """Reduced costs `phi - ubar . y` of LDP types from their sums F (`_ldp_functionals`)."""
     tau = 1.0 + c * F["s"]
     if kind == "histogram-mse":
@@ -214,22 +153,16 @@ def _lean_rc(kind: str, c: float, p: np.ndarray, hc, sizes: np.ndarray, y: np.nd
     return phi - (float(y.sum()) + c * F["b"]) / tau
 
 
-def _lean_pricing(fam: LDPCone, kind: str, p: np.ndarray, hc, sizes: np.ndarray, y: np.ndarray, join: int,
-                  deadline: float):
-    """LDP's pricing over every type without building its class averages: each type's reduced
-    cost from a few sums over classes (`_ldp_functionals`), summed as outer sums, CHUNK types a
-    step (the last classes' sums are combined once, the first ones' a block at a time). The
-    `join` best types are then rebuilt as `_priced` builds them, and their reduced costs
-    recomputed from those. Returns (the largest reduced cost over every type, [(reduced cost,
-    ubar, phi, the type)] of the best, largest first), or None once the deadline passes.
-    Four levels at d = 256 (17.8 million types), one round: histogram-MSE / mutual information /
-    MAP 0.44 / 0.39 / 0.22 s, against 4.6 / 7.9 / 5.4 s through `_priced`; the whole orbit LP
-    46 / 86 / 16 s -> 3.9 / 7.8 / 1.2 s. Not slower where `KEEP` applies (three levels at d = 256,
-    641,424 types: 0.44 / 0.38 / 0.36 -> 0.33 / 0.39 / 0.26 s), so LDP always takes it."""
-    k = len(sizes)
-    tables = _ldp_functionals(kind, p, hc, sizes, y)
-    dims = [int(n) + 1 for n in sizes]
-    split = k - 1                                        # classes split:k are combined once (the inner part)
+def _outer_sums(tables: dict, dims: list[int]):
+    """Every count vector of `dims` (C order), CHUNK at a time: (index of the first, {name: the
+    tables combined over classes}) with `tables[name] = ([one table per class], np.add or
+    np.maximum)`. The last classes' tables are combined once (the inner part), the first ones' a
+    block at a time, each block combined with the inner part as an outer sum."""
+    k = len(dims)
+    if not k:
+        yield 0, {name: np.zeros(1) for name in tables}
+        return
+    split = k - 1
     while split > 0 and math.prod(dims[split - 1:]) <= CHUNK:
         split -= 1
     inner = {}
@@ -240,10 +173,8 @@ def _lean_pricing(fam: LDPCone, kind: str, p: np.ndarray, hc, sizes: np.ndarray,
         inner[name] = arr
     n_in, n_out = math.prod(dims[split:]), math.prod(dims[:split])
     block = max(1, CHUNK // n_in)
-    best, cand_rc, cand_idx = -np.inf, np.empty(0), np.empty(0, dtype=np.int64)
-    for start in range(0, n_out, block):
-        outer_idx = np.arange(start, min(start + block, n_out))
-        counts = np.unravel_index(outer_idx, dims[:split]) if split else ()
+    for first in range(0, n_out, block):
+        counts = np.unravel_index(np.arange(first, min(first + block, n_out)), dims[:split]) if split else ()
         F = {}
         for name, (tab, op) in tables.items():
             if split:
@@ -253,22 +184,142 @@ def _lean_pricing(fam: LDPCone, kind: str, p: np.ndarray, hc, sizes: np.ndarray,
                 F[name] = op.outer(head, inner[name]).ravel()
             else:
                 F[name] = inner[name]
-        rc = _lean_rc(kind, fam.c, p, hc, sizes, y, F)
-        best = max(best, float(rc.max()))
-        top = np.argpartition(-rc, min(join, rc.size) - 1)[:join]
-        cand_rc = np.r_[cand_rc, rc[top]]
-        cand_idx = np.r_[cand_idx, start * n_in + top]
-        keep = np.argsort(-cand_rc, kind="stable")[:join]
-        cand_rc, cand_idx = cand_rc[keep], cand_idx[keep]
-        if time.perf_counter() > deadline:
-            return None
-    A = np.stack(np.unravel_index(cand_idx, dims), axis=1).astype(float)
-    tau = 1.0 + fam.c * (A @ p)
-    ubar, phi, _ = _priced_types(fam, kind, p, hc, sizes, A, np.full(len(A), -1), np.zeros(len(A)), tau)
+        yield first * n_in, F
+
+
+class _Best:
+    """The `join` largest reduced costs seen, with their keys (rows of ints), and the largest."""
+
+    def __init__(self, join: int, width: int):
+        self.join, self.best = join, -np.inf
+        self.rc, self.keys = np.empty(0), np.empty((0, width), dtype=np.int64)
+
+    def add(self, rc: np.ndarray, keys) -> None:
+        if not rc.size:
+            return
+        self.best = max(self.best, float(rc.max()))
+        top = np.argpartition(-rc, min(self.join, rc.size) - 1)[:self.join]
+        self.rc = np.r_[self.rc, rc[top]]
+        self.keys = np.vstack([self.keys, np.column_stack([np.asarray(key)[top] for key in keys]).astype(np.int64)])
+        keep = np.argsort(-self.rc, kind="stable")[:self.join]
+        self.rc, self.keys = self.rc[keep], self.keys[keep]
+
+
+def _found(fam, kind, p, hc, sizes, y, A, j, f, tau, best: float):
+    """The best types (A, j, f, tau), rebuilt as the master sees them (`_priced_types`) and their
+    reduced costs recomputed from those: (the largest reduced cost over every type, [(reduced
+    cost, ubar, phi, the type)], largest first)."""
+    ubar, phi, _ = _priced_types(fam, kind, p, hc, sizes, A, j, f, tau)
     rc = phi - ubar @ y
-    found = [(float(rc[i]), ubar[i], float(phi[i]), (A[i:i + 1], np.full(1, -1), np.zeros(1), tau[i:i + 1]))
+    found = [(float(rc[i]), ubar[i], float(phi[i]), (A[i:i + 1], j[i:i + 1], f[i:i + 1], tau[i:i + 1]))
              for i in np.argsort(-rc, kind="stable")]
     return max(best, float(rc.max(initial=-np.inf))), found
+
+
+def _ldp_pricing(fam: LDPCone, kind: str, p: np.ndarray, hc, sizes: np.ndarray, y: np.ndarray, join: int,
+                 deadline: float):
+    """LDP's pricing over every type (every count vector A, `tau = 1 + c A . p`) without building
+    its class averages: each type's reduced cost from a few sums over classes
+    (`_ldp_functionals`), summed as outer sums (`_outer_sums`). The `join` best types are then
+    rebuilt as the master sees them (`_found`). Returns (the largest reduced cost over every type,
+    [(reduced cost, ubar, phi, the type)] of the best, largest first), or None once the deadline
+    passes. Four levels at d = 256 (17.8 million types), one round: histogram-MSE / mutual
+    information / MAP 0.44 / 0.39 / 0.22 s, against 4.6 / 7.9 / 5.4 s building every type's class
+    averages and phi; the whole orbit LP 46 / 86 / 16 s -> 3.9 / 7.8 / 1.2 s. Three levels at
+    d = 256 (641,424 types, whose class averages had been kept across rounds): 0.44 / 0.38 / 0.36
+    -> 0.33 / 0.39 / 0.26 s."""
+    dims = [int(n) + 1 for n in sizes]
+    top = _Best(join, 1)
+    for first, F in _outer_sums(_ldp_functionals(kind, p, hc, sizes, y), dims):
+        rc = _ldp_rc(kind, fam.c, p, hc, sizes, y, F)
+        top.add(rc, [first + np.arange(rc.size)])
+        if time.perf_counter() > deadline:
+            return None
+    A = np.stack(np.unravel_index(top.keys[:, 0], dims), axis=1).astype(float)
+    none = np.full(len(A), -1)
+    return _found(fam, kind, p, hc, sizes, y, A, none, np.zeros(len(A)), 1.0 + fam.c * (A @ p), top.best)
+
+
+def _lip_pricing(fam, kind: str, p: np.ndarray, hc, sizes: np.ndarray, y: np.ndarray, join: int,
+                 deadline: float):
+    """LIP's pricing over every type without building their class averages, as `_ldp_pricing`.
+    A type: a symbol of class j inside, A_c symbols of class c at `hi_c` (the first A_c of each
+    class), the rest at `lo`; the mass `P . u = 1` leaves the inside symbol `f = (1 - mass) / p_j`.
+    Its reduced cost is a constant of j, plus sums over classes of its counts (`A . alpha` for a
+    separable phi; for bayes-mse `A . p (hi - lo) h` in theta and `A . y (hi - lo) / n` in the
+    duals' term; for MAP the heaviest class at hi and at lo), plus a term of f. For each j the sums
+    over the classes but `_pivot`'s are outer sums (`_outer_sums`), and the pivot's counts that
+    leave f in `[lo, hi_j]`, a few for each, are added to them. Returns what `_ldp_pricing`
+    returns. Five levels at d = 256 (31.7 million types): the whole orbit LP 52.5 / 80.1 s ->
+    9.6 / 8.5 s (histogram-MSE / mutual information) against building every type's class
+    averages and phi; three and four levels as fast as with those kept across rounds (0.1-0.5 s)."""
+    k = len(sizes)
+    lo = math.exp(-fam.eps_lower)
+    hi = np.minimum(math.exp(fam.eps), 1.0 / p)
+    piv = _pivot(sizes)
+    others = [c for c in range(k) if c != piv]
+    step = p * (hi - lo)                                  # the mass one more symbol at hi adds
+    dual = y * (hi - lo) / sizes                          # and what it adds to the duals' term
+    g = SEPARABLE.get(kind)
+    if g is not None:                                     # phi's change, less the duals'
+        coef = {"L": g(p * hi) - g(p * lo) - dual}
+    elif kind == "bayes-mse":
+        coef = {"T": step * hc, "B": dual}
+    else:
+        coef = {"B": dual}
+    top = _Best(join, 3)
+    for j in range(k):
+        cap = sizes.astype(int).copy()
+        cap[j] -= 1                                       # (j's inside symbol)
+        a = [np.arange(cap[c] + 1, dtype=float) for c in range(k)]
+        tables: dict[str, tuple[list, np.ufunc]] = {"m": ([a[c] * step[c] for c in others], np.add)}
+        tables.update({name: ([a[c] * v[c] for c in others], np.add) for name, v in coef.items()})
+        if kind == "map":
+            tables["up"] = ([np.where(a[c] > 0, p[c] * hi[c], 0.0) for c in others], np.maximum)
+            tables["low"] = ([np.where(a[c] < cap[c], p[c] * lo, 0.0) for c in others], np.maximum)
+        low_mass, high_mass = 1.0 - p[j] * hi[j], 1.0 - p[j] * lo          # f in [lo, hi_j]
+        for first, F in _outer_sums(tables, [int(cap[c]) + 1 for c in others]):
+            base = lo * (1.0 - p[j]) + F["m"]
+            if step[piv] > 0:
+                fa = np.maximum(np.ceil((low_mass - base) / step[piv] - 1e-9), 0.0)
+                la = np.minimum(np.floor((high_mass - base) / step[piv] + 1e-9), float(cap[piv]))
+            else:
+                fa, la = np.zeros(base.size), np.full(base.size, float(cap[piv]))
+            n = np.maximum(la - fa + 1, 0).astype(np.int64)
+            if not n.sum():
+                continue
+            at = np.repeat(np.arange(base.size), n)
+            ap = fa[at] + (np.arange(at.size) - np.repeat(np.cumsum(n) - n, n))     # the pivot's count
+            f = (1.0 - (base[at] + ap * step[piv])) / p[j]
+            ok = (f >= lo - 1e-12) & (f <= hi[j] + 1e-12)
+            at, ap, f = at[ok], ap[ok], np.clip(f[ok], lo, hi[j])
+            S = {name: F[name][at] + ap * v[piv] for name, v in coef.items()}
+            if g is not None:
+                rc = S["L"] + g(p[j] * f) - y[j] * f / sizes[j]
+            else:
+                term = S["B"] + y[j] * (f - lo) / sizes[j]
+                if kind == "bayes-mse":
+                    theta = lo * float(sizes @ (p * hc)) + S["T"] + p[j] * hc[j] * (f - lo)
+                    rc = theta ** 2 - term
+                else:
+                    up = np.maximum(F["up"][at], np.where(ap > 0, p[piv] * hi[piv], 0.0))
+                    low = np.maximum(F["low"][at], np.where(ap < cap[piv], p[piv] * lo, 0.0))
+                    rc = np.maximum(np.maximum(up, low), p[j] * f) - term
+            if g is not None:                              # the constant of j
+                rc += float(sizes @ g(p * lo)) - float(g(p[j] * lo)) + y[j] * lo / sizes[j]
+            top.add(rc - lo * float(y.sum()), [np.full(at.size, j), first + at, ap])
+            if time.perf_counter() > deadline:
+                return None
+    inside = top.keys[:, 0]
+    A = np.zeros((len(inside), k))
+    for i, (jj, grid, ap) in enumerate(top.keys):
+        cap = sizes.astype(int).copy()
+        cap[jj] -= 1
+        if others:
+            A[i, others] = np.unravel_index(grid, [int(cap[c]) + 1 for c in others])
+        A[i, piv] = ap
+    f = np.clip((1.0 - (lo * (1.0 - p[inside]) + A @ step)) / p[inside], lo, hi[inside])
+    return _found(fam, kind, p, hc, sizes, y, A, inside, f, np.ones(len(inside)), top.best)
 
 
 def solve_orbits(problem, fam: Family, kind: str, h: np.ndarray | None, deadline: float = np.inf):
@@ -277,7 +328,7 @@ def solve_orbits(problem, fam: Family, kind: str, h: np.ndarray | None, deadline
     the deadline or ROUNDS pass first.
 
     The LP over types has one row per class; it is solved by column generation whose pricing
-    goes through every type (`_type_chunks`), so that its bound `sum(y) + max(0, max reduced
+    goes through every type (`_ldp_pricing`, `_lip_pricing`), so that its bound `sum(y) + max(0, max reduced
     cost)` is exact over every vertex, and it starts from the prior itself (u = 1, admissible
     under both notions), which keeps the master feasible."""
     from scipy.optimize import linprog
@@ -302,9 +353,6 @@ def solve_orbits(problem, fam: Family, kind: str, h: np.ndarray | None, deadline
     phi = _phi(kind, p, hc, sizes[None, :].astype(float), 0.0 * ones, 0.0 * ones, ones, ones, 0.0 * ones)
     parts: list[tuple] = []
     keys: set = set()
-    kept = None                                          # (LDP prices from sums over classes)
-    if not isinstance(fam, LDPCone) and count * (2 * k + 4) <= KEEP:
-        kept = list(_priced(fam, kind, p, hc, sizes))
     join = max(JOIN, 2 * k)
     rounds = 0
     for _ in range(ROUNDS):
@@ -316,21 +364,12 @@ def solve_orbits(problem, fam: Family, kind: str, h: np.ndarray | None, deadline
         x, y = _basic(ubar, phi, np.asarray(res.x), -np.asarray(res.eqlin.marginals))
         gain = float(phi @ x)
         if isinstance(fam, LDPCone):
-            priced = _lean_pricing(fam, kind, p, hc, sizes, y, join, deadline)
-            if priced is None:
-                return None
-            best, found = priced
+            priced = _ldp_pricing(fam, kind, p, hc, sizes, y, join, deadline)
         else:
-            best, found = -np.inf, []                    # (reduced cost, ubar, phi, the type) of the best so far
-            for chunk_ubar, chunk_phi, made in kept if kept is not None else _priced(fam, kind, p, hc, sizes):
-                rc = chunk_phi - chunk_ubar @ y
-                if rc.size:
-                    best = max(best, float(rc.max()))
-                    top = np.argpartition(-rc, min(join, rc.size) - 1)[:join]
-                    found = sorted(found + [(float(rc[i]), chunk_ubar[i], float(chunk_phi[i]), tuple(a[i:i + 1] for a in made))
-                                            for i in top], key=lambda t: -t[0])[:join]
-                if time.perf_counter() > deadline:
-                    return None
+            priced = _lip_pricing(fam, kind, p, hc, sizes, y, join, deadline)
+        if priced is None:
+            return None
+        best, found = priced
         bound = float(y.sum() + max(0.0, best))          # exact over every type
         if best <= STOP * max(1.0, abs(gain)):
             break
