@@ -326,6 +326,23 @@ def test_progress_bar_reports_rounds_on_stderr(monkeypatch, capsys):
     assert capsys.readouterr().err == ""
 
 
+def test_orbit_lp_reports_its_rounds_and_gaps(monkeypatch, capsys):
+    """The orbit LP calls `progress` once a round with the gap its pricing proves, down to the
+    certified one, and `solve` shows it on the progress bar."""
+    from channelopt.methods import frontend
+    from channelopt.methods.symmetry import solve_orbits
+
+    P = np.random.default_rng(2).choice([1.0, 2.0, 5.0], size=60)
+    p = co.Problem(prior=P / P.sum(), privacy=[co.LDP(1.0)], utility=co.Bayes("histogram-mse"))
+    seen = []
+    V, w, gain, bound, info = solve_orbits(p, family_for(p), "histogram-mse", None, progress=lambda r, g: seen.append((r, g)))
+    assert [r for r, _ in seen] == list(range(1, info["rounds"] + 1))
+    assert seen[0][1] > 1e-6 and seen[-1][1] == pytest.approx((bound - gain) / max(1.0, abs(gain)), abs=1e-15)
+    monkeypatch.setattr(frontend, "PROGRESS_DELAY", 0.0)
+    r = co.solve(p, progress=True)
+    assert r.certificate["algorithm"] == "orbit-lp" and "over orbits" in capsys.readouterr().err
+
+
 def _write_problem(tmp_path, d, kind="bayes-mse", notion="ldp"):
     P = np.random.default_rng(d).dirichlet(np.ones(d))
     path = tmp_path / "p.toml"

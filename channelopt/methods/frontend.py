@@ -589,8 +589,9 @@ def certified_optimum(plan: Plan, posterior: str, time_limit: float, progress) -
         if plan.family is None:
             return None
         now = time.perf_counter()
-        orbit = solve_orbits(relaxed, plan.family, util.kind, util.target(relaxed) if util.kind == "bayes-mse" else None,
-                             deadline=now + ORBIT_SHARE * max(deadline - now, 0.0))
+        with progress_bar(progress, "certified Bayes optimum over orbits") as report:
+            orbit = solve_orbits(relaxed, plan.family, util.kind, util.target(relaxed) if util.kind == "bayes-mse" else None,
+                                 deadline=now + ORBIT_SHARE * max(deadline - now, 0.0), progress=report)
         if orbit is not None and orbit.bound - orbit.gain <= 1e-9 * max(1.0, abs(orbit.gain)):
             orbit.info["algorithm"] = "orbit-lp"
             return orbit

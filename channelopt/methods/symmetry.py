@@ -322,10 +322,11 @@ def _lip_pricing(fam, kind: str, p: np.ndarray, hc, sizes: np.ndarray, y: np.nda
     return _found(fam, kind, p, hc, sizes, y, A, inside, f, np.ones(len(inside)), top.best)
 
 
-def solve_orbits(problem, fam: Family, kind: str, h: np.ndarray | None, deadline: float = np.inf):
+def solve_orbits(problem, fam: Family, kind: str, h: np.ndarray | None, deadline: float = np.inf, progress=None):
     """Certified optimum over vertex types. Returns (V, w, gain, bound, info) like
     `posterior.enumerate_and_solve`, or None when there is no symmetry to use, too many types, or
-    the deadline or ROUNDS pass first.
+    the deadline or ROUNDS pass first. progress: an optional callable(rounds, relative gap) called
+    after each round's pricing.
 
     The LP over types has one row per class; it is solved by column generation whose pricing
     goes through every type (`_ldp_pricing`, `_lip_pricing`), so that its bound `sum(y) + max(0, max reduced
@@ -371,6 +372,8 @@ def solve_orbits(problem, fam: Family, kind: str, h: np.ndarray | None, deadline
             return None
         best, found = priced
         bound = float(y.sum() + max(0.0, best))          # exact over every type
+        if progress is not None:
+            progress(rounds, (bound - gain) / max(1.0, abs(gain)))
         if best <= STOP * max(1.0, abs(gain)):
             break
         added = 0
