@@ -2369,3 +2369,25 @@ def test_orbit_lp_weights_meet_the_prior_where_few_columns_are_in_use():
     V, w, gain, bound, _ = solve_orbits(p, family_for(p), "map", None)
     assert np.abs(w @ V - P).max() <= 1e-15
     assert gain == pytest.approx(P.max(), abs=1e-15) and bound == pytest.approx(P.max(), abs=1e-15)
+
+
+def test_polish_sets_a_weight_below_zero_by_round_off_to_zero():
+    """Weights meeting `sum w v = P` to 1e-11, one of them 1e-20 where the exact solution on the
+    same columns has -1e-18 (round-off): the correction is kept with that weight at 0, and the rows
+    are met to round-off; a weight the correction would take truly below 0 still keeps w as it is."""
+    from channelopt.methods.posterior import polish
+
+    rng = np.random.default_rng(5)
+    V = rng.dirichlet(np.ones(12), size=12)
+    exact = rng.uniform(0.5, 1.5, size=12)
+    exact /= exact.sum()
+    exact[3] = -1e-18
+    P = exact @ V
+    w = exact * (1 + 1e-11 * rng.standard_normal(12))
+    w[3] = 1e-20
+    x = polish(V, w, P, P)
+    assert x.min() >= 0 and x[3] == 0.0
+    assert np.abs(x @ V - P).max() <= 1e-16 < np.abs(w @ V - P).max()
+    exact[3] = -1e-6                                    # not round-off: w as it is
+    P = exact @ V
+    assert np.array_equal(polish(V, w, P, P), w)
