@@ -54,7 +54,6 @@ STOP = 1e-13
 its bound, exact over every type, is then within it of the master's value."""
 
 
-
 def classes(P: np.ndarray, h: np.ndarray | None) -> np.ndarray | None:
     """Class index of each symbol (equal prior mass and equal h), or None if all are distinct."""
     key = np.round(P / P.max(), 13)[:, None]
@@ -124,8 +123,9 @@ def _ldp_functionals(kind: str, p: np.ndarray, hc: np.ndarray | None, sizes: np.
     (v . h)^2 = ((sum n p h + c A . p h) / tau)^2 (bayes-mse); and max v, the larger of
     (1 + c) max{p_c : A_c > 0} and max{p_c : A_c < n_c}, over tau (MAP)."""
     a = [np.arange(int(n) + 1, dtype=float) for n in sizes]
-    tables: dict[str, tuple[list, np.ufunc]] = {"s": ([x * pc for x, pc in zip(a, p)], np.add),
-              "b": ([x * yc / nc for x, yc, nc in zip(a, y, sizes)], np.add)}
+    tables: dict[str, tuple[list, np.ufunc]] = {}
+    tables["s"] = ([x * pc for x, pc in zip(a, p)], np.add)
+    tables["b"] = ([x * yc / nc for x, yc, nc in zip(a, y, sizes)], np.add)
     if kind == "histogram-mse":
         tables["r"] = ([x * pc * pc for x, pc in zip(a, p)], np.add)
     elif kind == "mutual-information":
@@ -329,8 +329,8 @@ def solve_orbits(problem, fam: Family, kind: str, h: np.ndarray | None, deadline
     after each round's pricing.
 
     The LP over types has one row per class; it is solved by column generation whose pricing
-    goes through every type (`_ldp_pricing`, `_lip_pricing`), so that its bound `sum(y) + max(0, max reduced
-    cost)` is exact over every vertex, and it starts from the prior itself (u = 1, admissible
+    goes through every type (`_ldp_pricing`, `_lip_pricing`), so that its bound `sum(y) + max(0,
+    max reduced cost)` is exact over every vertex, and it starts from the prior itself (u = 1, admissible
     under both notions), which keeps the master feasible."""
     from scipy.optimize import linprog
 
