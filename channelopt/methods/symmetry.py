@@ -105,10 +105,10 @@ def _parts(fam, p, sizes, A, j, f, tau) -> tuple:
 
 
 def _priced_types(fam, kind, p, hc, sizes, A, j, f, tau):
-    """The types (A, j, f, tau) as the LP sees them: (class averages of u, phi, the types)."""
+    """The types (A, j, f, tau) as the LP sees them: (class averages of u, phi)."""
     _, n_low, inside, up, low, fval = _parts(fam, p, sizes, A, j, f, tau)
     ubar = (A * up + n_low * low + fval) / sizes[None, :]
-    return ubar, _phi(kind, p, hc, A, n_low, inside, up, low, fval), (A, j, f, tau)
+    return ubar, _phi(kind, p, hc, A, n_low, inside, up, low, fval)
 
 
 def _ldp_functionals(kind: str, p: np.ndarray, hc: np.ndarray | None, sizes: np.ndarray, y: np.ndarray):
@@ -209,7 +209,7 @@ def _found(fam, kind, p, hc, sizes, y, A, j, f, tau, best: float):
     """The best types (A, j, f, tau), rebuilt as the master sees them (`_priced_types`) and their
     reduced costs recomputed from those: (the largest reduced cost over every type, [(reduced
     cost, ubar, phi, the type)], largest first)."""
-    ubar, phi, _ = _priced_types(fam, kind, p, hc, sizes, A, j, f, tau)
+    ubar, phi = _priced_types(fam, kind, p, hc, sizes, A, j, f, tau)
     rc = phi - ubar @ y
     found = [(float(rc[i]), ubar[i], float(phi[i]), (A[i:i + 1], j[i:i + 1], f[i:i + 1], tau[i:i + 1]))
              for i in np.argsort(-rc, kind="stable")]
@@ -268,9 +268,9 @@ def _lip_pricing(fam, kind: str, p: np.ndarray, hc, sizes: np.ndarray, y: np.nda
     else:
         coef = {"B": dual}
     top = _Best(join, 3)
+    caps = sizes.astype(int)[None, :] - np.eye(k, dtype=int)    # per j: the counts j's inside symbol leaves
     for j in range(k):
-        cap = sizes.astype(int).copy()
-        cap[j] -= 1                                       # (j's inside symbol)
+        cap = caps[j]
         a = [np.arange(cap[c] + 1, dtype=float) for c in range(k)]
         tables: dict[str, tuple[list, np.ufunc]] = {"m": ([a[c] * step[c] for c in others], np.add)}
         tables.update({name: ([a[c] * v[c] for c in others], np.add) for name, v in coef.items()})
@@ -313,10 +313,8 @@ def _lip_pricing(fam, kind: str, p: np.ndarray, hc, sizes: np.ndarray, y: np.nda
     inside = top.keys[:, 0]
     A = np.zeros((len(inside), k))
     for i, (jj, grid, ap) in enumerate(top.keys):
-        cap = sizes.astype(int).copy()
-        cap[jj] -= 1
         if others:
-            A[i, others] = np.unravel_index(grid, [int(cap[c]) + 1 for c in others])
+            A[i, others] = np.unravel_index(grid, [int(caps[jj, c]) + 1 for c in others])
         A[i, piv] = ap
     f = np.clip((1.0 - (lo * (1.0 - p[inside]) + A @ step)) / p[inside], lo, hi[inside])
     return _found(fam, kind, p, hc, sizes, y, A, inside, f, np.ones(len(inside)), top.best)
@@ -414,32 +412,28 @@ def solve_orbits(problem, fam: Family, kind: str, h: np.ndarray | None, deadline
 
 
 def _basic(ubar: np.ndarray, phi: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The master's (x, y) solved again on its basis, where its k columns in use are one: HiGHS
-    meets the rows and the duals to its tolerances (1e-10), and the gap `sum(y) - phi . x` that
-    leaves is past 1e-9 of a small mutual information (four levels at d = 256, eps = 0.5: rows off
-    by 6.4e-10, gap 1.3e-10 against I = 0.12); the basis's own solution meets both to round-off
-    (gap 1e-15). Kept only if x >= 0 and y prices the master's columns no worse than HiGHS's y (to
-    round-off). Where fewer columns are in use, x alone is solved again on them (least squares):
-    the prior's column alone had weight 1 + 1.3e-13 (LIP, MAP, eps = 0.01, a mass of 3e-5)."""
+    """The master's (x, y) solved again on its columns in use: HiGHS meets the rows and the duals
+    to its tolerances (1e-10), and the gap `sum(y) - phi . x` that leaves is past 1e-9 of a small
+    mutual information (four levels at d = 256, eps = 0.5: rows off by 6.4e-10, gap 1.3e-10 against
+    I = 0.12). x is `polish`ed on the master's rows (the prior's column alone had weight 1 + 1.3e-13:
+    LIP, MAP, eps = 0.01, a mass of 3e-5); where its k columns in use are a basis, y is solved on
+    it, and kept if it prices the master's columns no worse than HiGHS's y (to round-off): the gap
+    is then 1e-15."""
+    from .posterior import polish
+
+    k = ubar.shape[1]
+    x = polish(ubar, x, np.ones(k))
     used = np.flatnonzero(x > 0)
-    if used.size < ubar.shape[1]:              # degenerate: x alone, by least squares on its columns
-        better = np.zeros_like(x)
-        better[used] = np.linalg.lstsq(ubar[used].T, np.ones(ubar.shape[1]), rcond=None)[0]
-        if better.min() >= 0 and np.abs(better @ ubar - 1).max() < np.abs(x @ ubar - 1).max():
-            return better, y
-        return x, y
-    if used.size > ubar.shape[1]:
+    if used.size != k:
         return x, y
     try:
-        xb, yb = np.linalg.solve(ubar[used].T, np.ones(used.size)), np.linalg.solve(ubar[used], phi[used])
+        yb = np.linalg.solve(ubar[used], phi[used])
     except np.linalg.LinAlgError:
         return x, y
-    if not (np.all(np.isfinite(xb)) and np.all(np.isfinite(yb)) and xb.min() >= 0
-            and (phi - ubar @ yb).max() <= max(0.0, float((phi - ubar @ y).max())) + 1e-14 * max(1.0, abs(float(phi[used] @ xb)))):
-        return x, y
-    out = np.zeros_like(x)
-    out[used] = xb
-    return out, yb
+    if np.all(np.isfinite(yb)) and (phi - ubar @ yb).max() <= max(0.0, float((phi - ubar @ y).max())) \
+            + 1e-14 * max(1.0, abs(float(phi @ x))):
+        return x, yb
+    return x, y
 
 
 def _phi(kind, p, hc, A, n_low, inside, up, low, fval):
