@@ -2356,7 +2356,7 @@ def test_ldp_line_gives_the_best_count_of_every_line(kind):
     sizes = np.array([4, 11, 3])
     line, others = 1, [0, 2]
     inside = 0
-    for trial in range(60):
+    for _ in range(60):
         p = rng.uniform(0.2, 3.0, size=3)
         p /= sizes @ p
         hc = rng.normal(size=3)
