@@ -68,8 +68,8 @@ def classes(P: np.ndarray, h: np.ndarray | None) -> np.ndarray | None:
 
 
 def _pivot(sizes: np.ndarray) -> int:
-    """LIP: the class whose count at the upper bound the mass fixes (the largest: the grid over
-    the others is then the smallest)."""
+    """The largest class, whose count the pricing does not go through (the grid over the others
+    is then the smallest): under LIP the mass fixes it, under LDP `_line_best` picks it."""
     return int(np.argmax(sizes))
 
 
