@@ -8,8 +8,8 @@ which symbol sits on which level, eps log-uniform in 0.01..15, a notion (LIP or 
 utility (bayes-mse with values equal on each level, histogram-MSE, mutual information, MAP). Its
 optimum is computed twice: by `symmetry.solve_orbits` (column generation over vertex types,
 priced from sums over classes), and by the LP over every vertex of the notion's posterior
-polytope, written here from its definition (LIP: every coordinate at a bound but one; LDP: the
-rays P (1 + (e^eps - 1) 1_S), normalized). A problem is a mismatch when the two optima differ by
+polytope, written from its definition in tests/truths.py (LIP: every coordinate at a bound but
+one; LDP: the rays P (1 + (e^eps - 1) 1_S), normalized). A problem is a mismatch when the two optima differ by
 more than 1e-9 (relative to max(1, |gain|)), when the orbit LP's bound is below the optimum or
 more than 1e-9 above its gain, or when its channel's posteriors do not average to the prior
 within 1e-9. Prints the mismatches (there should be none) and a summary, and writes
@@ -19,8 +19,8 @@ fuzz_orbits.txt.
 from __future__ import annotations
 
 import argparse
-import itertools
 import math
+import sys
 import time
 from pathlib import Path
 
@@ -32,30 +32,10 @@ from channelopt.methods.posterior import enumerate_and_solve, posterior_rows
 from channelopt.methods.structured import family_for
 from channelopt.methods.symmetry import solve_orbits
 
+sys.path.insert(0, str(Path(__file__).parent.parent / "tests"))
+from truths import ldp_vertices, lip_vertices  # noqa: E402  (the notions' vertices from their definitions)
+
 KINDS = ("bayes-mse", "histogram-mse", "mutual-information", "map")
-
-
-def lip_vertices(P: np.ndarray, eps: float) -> np.ndarray:
-    """Every vertex of {e^-eps P <= v <= min(e^eps P, 1), sum v = 1}."""
-    d = P.size
-    lo, hi = math.exp(-eps) * P, np.minimum(math.exp(eps) * P, 1.0)
-    out = []
-    for j in range(d):
-        rest = np.delete(np.arange(d), j)
-        for bits in itertools.product((0, 1), repeat=d - 1):
-            v = np.empty(d)
-            v[rest] = np.where(np.array(bits, bool), hi[rest], lo[rest])
-            v[j] = 1.0 - v[rest].sum()
-            if lo[j] - 1e-12 <= v[j] <= hi[j] + 1e-12:
-                out.append(v)
-    return np.array(out)
-
-
-def ldp_vertices(P: np.ndarray, eps: float) -> np.ndarray:
-    """The rays P (1 + (e^eps - 1) 1_S) / sum, S a proper nonempty subset."""
-    S = np.array(list(itertools.product((0.0, 1.0), repeat=P.size)))[1:-1]
-    V = P * (1.0 + math.expm1(eps) * S)
-    return V / V.sum(axis=1, keepdims=True)
 
 
 def draw(rng: np.random.Generator, i: int) -> co.Problem:
@@ -79,7 +59,7 @@ def check(p: co.Problem) -> tuple[list[str], bool]:
     out = solve_orbits(p, family_for(p), kind, p.utility.target(p) if kind == "bayes-mse" else None)
     if out is None:                                  # (no class of two symbols or more)
         return [], False
-    V = lip_vertices(P, eps) if isinstance(p.privacy[0], co.LIP) else ldp_vertices(P, eps)
+    V = lip_vertices(P, eps) if isinstance(p.privacy[0], co.LIP) else ldp_vertices(P, eps)[1:-1]
     try:
         _, _, best, _, _ = enumerate_and_solve(p, posterior_rows(p), V)
     except SolverError as e:                         # the reference failed: say so, and skip it

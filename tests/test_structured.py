@@ -16,26 +16,9 @@ from channelopt.methods.colgen import column_generation
 from channelopt.methods.local import local_search
 from channelopt.methods.posterior import channel_from_weights, enumerate_and_solve, posterior_rows
 from channelopt.methods.structured import SLOPE, LDPCone, LIPBox, family_for
-from truths import ldp_vertices
+from truths import ldp_vertices, lip_vertices
 
 KINDS = ["bayes-mse", "histogram-mse", "mutual-information", "map"]
-
-
-def lip_vertices(P, eps, lower=None):
-    """Every vertex of {e^-eps P <= v <= min(e^eps P, 1), sum v = 1} (e^-lower P below, for ALIP):
-    all coordinates at a bound but one, which the sum fixes (written from the definition)."""
-    d = P.size
-    lo, hi = math.exp(-(eps if lower is None else lower)) * P, np.minimum(math.exp(eps) * P, 1.0)
-    out = []
-    for j in range(d):
-        rest = [x for x in range(d) if x != j]
-        for bits in itertools.product((0, 1), repeat=d - 1):
-            v = np.empty(d)
-            v[rest] = np.where(np.array(bits, bool), hi[rest], lo[rest])
-            v[j] = 1.0 - v[rest].sum()
-            if lo[j] - 1e-12 <= v[j] <= hi[j] + 1e-12:
-                out.append(v)
-    return np.array(out)
 
 
 def phi(kind, V, h):

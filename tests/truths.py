@@ -87,6 +87,23 @@ def grr_hamming(d, eps):
     return (d - 1) / (math.exp(eps) + d - 1)
 
 
+def lip_vertices(P, eps, lower=None):
+    """Every vertex of {e^-eps P <= v <= min(e^eps P, 1), sum v = 1} (e^-lower P below, for ALIP):
+    all coordinates at a bound but one, which the sum fixes (written from the definition)."""
+    d = P.size
+    lo, hi = math.exp(-(eps if lower is None else lower)) * P, np.minimum(math.exp(eps) * P, 1.0)
+    out = []
+    for j in range(d):
+        rest = [x for x in range(d) if x != j]
+        for bits in itertools.product((0, 1), repeat=d - 1):
+            v = np.empty(d)
+            v[rest] = np.where(np.array(bits, bool), hi[rest], lo[rest])
+            v[j] = 1.0 - v[rest].sum()
+            if lo[j] - 1e-12 <= v[j] <= hi[j] + 1e-12:
+                out.append(v)
+    return np.array(out)
+
+
 def ldp_vertices(P, eps):
     """Every vertex of eps-LDP's admissible posteriors, `P * (1 + (e^eps - 1) 1_S)` normalized, for
     every subset S (rows; S = {} and S = X both give the prior), from the definition."""
