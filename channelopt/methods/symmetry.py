@@ -84,8 +84,8 @@ def type_count(fam: Family, sizes: np.ndarray) -> int:
 
 
 def priced_count(fam: Family, sizes: np.ndarray) -> int:
-    """The types a round of pricing evaluates: LIP's `type_count`; under LDP every count vector of
-    the classes but the largest, times the LINE counts of that one (`_line_best`)."""
+    """The types a round of pricing evaluates (at most): LIP's `type_count`; under LDP every count
+    vector of the classes but the largest, times LINE counts of that one (`_line_best`)."""
     if isinstance(fam, LDPCone):
         return int(np.prod(np.delete(sizes, _pivot(sizes)).astype(float) + 1) * min(LINE, int(sizes.max()) + 1))
     return type_count(fam, sizes)
@@ -252,42 +252,47 @@ def _line_best(kind: str, c: float, p: np.ndarray, hc, sizes: np.ndarray, y: np.
         counts = [np.zeros(size), np.full(size, float(n))]
         if kind == "map":
             counts += [np.full(size, float(min(1, n))), np.full(size, float(max(n - 1, 0)))]
-        best_a, best = counts[0], np.full(size, -np.inf)
-        for a in counts:
+
+        def at(a):
             G = {name: op(F[name], tab[line][a.astype(np.int64)]) for name, (tab, op) in tables.items()}
-            rc = _ldp_rc(kind, c, p, hc, sizes, y, G)
-            better = rc > best
-            best_a, best = np.where(better, a, best_a), np.where(better, rc, best)
-        return best_a, best
-    delta = c * p[line]                                      # d tau / d a
-    tau0 = 1.0 + c * F["s"]
-    zeta = c * y[line] / sizes[line] / delta                 # the duals' numerator: gamma + zeta tau
-    gamma = float(y.sum()) + c * F["b"] - zeta * tau0
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        if kind == "histogram-mse":
-            kappa = c * (c + 2.0)
-            beta = kappa * p[line] ** 2 / delta
-            alpha = float(sizes @ (p * p)) + kappa * F["r"] - beta * tau0
-            slope = beta - gamma
+            return _ldp_rc(kind, c, p, hc, sizes, y, G)
+    else:
+        delta = c * p[line]                                      # d tau / d a
+        tau0 = 1.0 + c * F["s"]
+        zeta = c * y[line] / sizes[line] / delta                 # the duals' numerator: gamma + zeta tau
+        gamma = float(y.sum()) + c * F["b"] - zeta * tau0
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if kind == "histogram-mse":
+                kappa = c * (c + 2.0)
+                beta = kappa * p[line] ** 2 / delta
+                alpha = float(sizes @ (p * p)) + kappa * F["r"] - beta * tau0
+                slope = beta - gamma
 
-            def value(u):
-                return (alpha * u + slope) * u - zeta
-            u_top = -slope / (2.0 * alpha)
-            a_top = np.where(u_top > 0, (1.0 / u_top - tau0) / delta, np.inf)
-            first = np.where(alpha < 0, np.clip(np.floor(a_top), 0, n), 0.0)
-            second = np.where(alpha < 0, np.clip(np.floor(a_top) + 1, 0, n), float(n))
-        else:
-            log_c = (1.0 + c) * math.log1p(c)
-            beta = (c * p[line] * math.log(p[line]) + log_c * p[line]) / delta
-            alpha = float(sizes @ (p * np.log(p))) + c * F["r"] + log_c * F["s"] - beta * tau0
-            slope, rest = alpha - gamma, beta - zeta
+                def value(u):
+                    return (alpha * u + slope) * u - zeta
+                u_top = -slope / (2.0 * alpha)
+                a_top = np.where(u_top > 0, (1.0 / u_top - tau0) / delta, np.inf)
+                counts = [np.where(alpha < 0, np.clip(np.floor(a_top), 0, n), 0.0),
+                          np.where(alpha < 0, np.clip(np.floor(a_top) + 1, 0, n), float(n))]
+            else:
+                log_c = (1.0 + c) * math.log1p(c)
+                beta = (c * p[line] * math.log(p[line]) + log_c * p[line]) / delta
+                alpha = float(sizes @ (p * np.log(p))) + c * F["r"] + log_c * F["s"] - beta * tau0
+                slope, rest = alpha - gamma, beta - zeta
 
-            def value(u):
-                return slope * u + rest + np.log(u)
-            a_top = np.where(slope < 0, np.floor((-slope - tau0) / delta), 0.0)
-            first, second = np.clip(a_top, 0, n), np.clip(a_top + 1, 0, n)
-    one, two = value(1.0 / (tau0 + delta * first)), value(1.0 / (tau0 + delta * second))
-    return np.where(two > one, second, first), np.maximum(one, two)
+                def value(u):
+                    return slope * u + rest + np.log(u)
+                a_top = np.where(slope < 0, np.floor((-slope - tau0) / delta), 0.0)
+                counts = [np.clip(a_top, 0, n), np.clip(a_top + 1, 0, n)]
+
+        def at(a):
+            return value(1.0 / (tau0 + delta * a))
+    best_a, best = counts[0], np.full(size, -np.inf)
+    for a in counts:
+        rc = at(a)
+        better = rc > best
+        best_a, best = np.where(better, a, best_a), np.where(better, rc, best)
+    return best_a, best
 
 
 def _ldp_pricing(fam: LDPCone, kind: str, p: np.ndarray, hc, sizes: np.ndarray, y: np.ndarray, join: int,
