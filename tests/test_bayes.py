@@ -559,15 +559,13 @@ def test_a_failed_enumeration_beside_leaves_the_loop_to_finish(monkeypatch):
     assert cg[2] == pytest.approx(enum[2], abs=1e-9) and cg[3] >= enum[2] - 1e-12
 
 
-def test_vertex_lp_is_solved_where_highs_dual_simplex_gives_up():
+def test_vertex_lp_is_solved_where_highs_dual_simplex_gives_up(monkeypatch):
     """Over the 4,094 LDP vertices of a 12-symbol prior on three levels (bayes-mse, eps = 3.28),
     HiGHS's dual simplex stops with status Unknown far from the optimum; `master_lp` tries the
     primal simplex and the interior point method next (`posterior.MASTER_RETRIES`), and the vertex
     LP's optimum equals the orbit LP's (column generation over vertex types, another LP)."""
-    import highspy
-    import scipy.sparse as sp
-
-    from channelopt.methods.lp import load_program, new_highs
+    from channelopt.errors import SolverError
+    from channelopt.methods import posterior
     from channelopt.methods.structured import family_for
     from channelopt.methods.symmetry import solve_orbits
     from truths import ldp_vertices
@@ -575,16 +573,12 @@ def test_vertex_lp_is_solved_where_highs_dual_simplex_gives_up():
     m = np.array([2, 9, 2, 2, 9, 14, 14, 9, 14, 2, 14, 2.0])
     p = co.Problem(prior=m / m.sum(), values=3 * m - 1, privacy=[co.LDP(3.28)], utility=co.Bayes("bayes-mse"))
     V = ldp_vertices(p.prior, 3.28)[1:-1]                  # (S = {} and S = X: the prior)
-    gains = p.utility.phi(p, V)
-    h = new_highs()                                          # the default run: not optimal
-    n, d = V.shape
-    load_program(h, -gains, sp.csr_matrix((0, n)), np.zeros(0), sp.csr_matrix(V.T / p.prior[:, None]),
-                 np.ones(d), np.zeros(n), np.full(n, np.inf))
-    h.run()
-    assert h.getModelStatus() != highspy.HighsModelStatus.kOptimal
+    with monkeypatch.context() as patch:                     # HiGHS's default run alone: not optimal
+        patch.setattr(posterior, "MASTER_RETRIES", ({},))
+        with pytest.raises(SolverError, match="Unknown"):
+            enumerate_and_solve(p, posterior_rows(p), V)
     enum = enumerate_and_solve(p, posterior_rows(p), V)
-    orbit = solve_orbits(p, family_for(p), "bayes-mse", p.utility.target(p))
-    truth = orbit.gain
+    truth = solve_orbits(p, family_for(p), "bayes-mse", p.utility.target(p)).gain
     assert enum.gain == pytest.approx(truth, rel=1e-9)
     assert enum.bound == pytest.approx(truth, rel=1e-9) and enum.bound >= enum.gain
     assert np.abs(enum.w @ enum.V - p.prior).max() < 1e-12
