@@ -45,7 +45,7 @@ from . import map_lp
 from .closed import closed_form_result
 from .local import local_search
 from .lp import FARKAS_TOL, SPAN_LIMITS, Program, RawSolution, Relaxation, build, relaxed
-from .posterior import (BESIDE_MAX_D, TIME_LIMIT, Beside, channel_from_weights, closed_form_vertices, snapped_channel,
+from .posterior import (BESIDE_MAX_D, TIME_LIMIT, Beside, closed_form_vertices, snapped_channel, stochastic_channel,
                         column_generation, enumerate_and_solve, posterior_rows)
 from .result import NEGLIGIBLE_COLUMN, Certificate, PosteriorSolution, Result, clean, reported_bound
 from .structured import Family, family_for
@@ -515,7 +515,7 @@ def solve_bayes(problem: Problem, method: str, posterior: str = "auto", starts: 
         return result
     t_solve = time.perf_counter() - t0
     attempts = [{"solver": "HIGHS", "status": "optimal", "solve_s": t_solve, "message": solved.info["algorithm"]}]
-    q = channel_from_weights(solved.V, solved.w, problem.prior)
+    q, rows_note = stochastic_channel(solved.V, solved.w, problem.prior)
     reasons = relaxation_reasons(problem, method, q)
     if reasons:
         deadline = t0 + max(TIME_LIMIT if time_limit is None else time_limit, t_solve + LAST_STEP_S)
@@ -537,6 +537,8 @@ def solve_bayes(problem: Problem, method: str, posterior: str = "auto", starts: 
                 q = snapped
         q = np.hstack([q, np.zeros((problem.d, problem.m - q.shape[1]))])
     result = bayes_result(problem, q, solved, reasons, method, attempts[-1]["message"] if reasons else "")
+    if rows_note and result.status != "inaccurate":
+        result.message = "; ".join(filter(None, [result.message, rows_note]))
     if result.status == "inaccurate":
         result = trivial_fallback(problem, method, f"the posterior-space optimum failed ({result.message})", result,
                                   "bound of the posterior-space LP; the channel is trivial")
