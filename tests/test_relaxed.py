@@ -128,13 +128,78 @@ def test_level_point_is_the_projection_on_the_models_level_set_shifted_to_a_zero
     assert np.ptp(x0 - near.value) < 1e-6
 
 
+def _vertex_rows(seed: int, d: int, eps: float):
+    """(G, h, centre) of a level point's QP on every LDP vertex of a random prior, the level above
+    the enumeration LP's value."""
+    rng = np.random.default_rng(seed)
+    P = rng.dirichlet(np.ones(d))
+    V = ldp_vertices(P, eps)
+    gains = F["histogram-mse"](V).sum(axis=1)
+    G, h = P[None, :] - V, enumeration_optimum(P, eps, "histogram-mse") + 0.01 - gains
+    return G, h, rng.normal(size=d)
+
+
+@pytest.mark.parametrize("seed,d,eps", [(7, 12, 1.5), (8, 9, 0.3), (9, 11, 4.0)])
+def test_least_distance_is_the_projection_with_its_multipliers(seed, d, eps):
+    """colgen._least_distance (least distance programming through NNLS) against cvxpy's
+    projection on every row, and its multipliers against the KKT conditions: x - centre =
+    -G' z with z >= 0, z zero off the rows that bind."""
+    import cvxpy as cp
+
+    from channelopt.methods.colgen import _least_distance
+
+    G, h, centre = _vertex_rows(seed, d, eps)
+    x, z = _least_distance(G, h, centre)
+    mu = cp.Variable(d)
+    cp.Problem(cp.Minimize(cp.sum_squares(mu - centre)), [G @ mu <= h]).solve(solver=cp.CLARABEL)
+    assert np.abs(x - mu.value).max() < 1e-6
+    assert np.sum((x - centre) ** 2) <= np.sum((mu.value - centre) ** 2) + 1e-12   # the exact one
+    assert np.max(G @ x - h) < 1e-12
+    assert np.all(z >= 0) and 0 < np.count_nonzero(z) < len(G)
+    assert np.abs(x - centre + G.T @ z).max() < 1e-10 * np.abs(x - centre).max()
+    assert np.abs(z * (G @ x - h)).max() < 1e-12
+    inside = G @ centre <= h                                  # a centre inside is its own projection
+    assert not inside.all()
+    x0, z0 = _least_distance(G, h + np.maximum(G @ centre - h, 0.0) + 1e-9, centre)
+    assert np.array_equal(x0, centre) and not z0.any()
+
+
+def test_least_distance_says_none_where_no_point_meets_the_rows():
+    """x <= -1 and x >= 1: no feasible point (NNLS fits e exactly, r[n] = 0)."""
+    from channelopt.methods.colgen import _least_distance
+
+    assert _least_distance(np.array([[1.0], [-1.0]]), np.array([-1.0, -1.0]), np.zeros(1)) == (None, None)
+
+
+@pytest.mark.parametrize("nnls", ["raises", "wrong"])
+def test_projection_falls_back_to_the_qp_where_nnls_gives_no_point(monkeypatch, nnls):
+    """Where scipy's NNLS stops at its iteration limit, or returns a point that misses a row, the
+    projection is Clarabel's (`_projection_qp`): still the projection."""
+    import cvxpy as cp
+
+    from channelopt.methods import colgen
+
+    def fake(A, b):
+        if nnls == "raises":
+            raise RuntimeError("Maximum number of iterations reached.")
+        return np.full(A.shape[1], 1e-3), 0.0
+
+    monkeypatch.setattr(colgen, "nnls", fake)
+    G, h, centre = _vertex_rows(7, 12, 1.5)
+    assert colgen._least_distance(G, h, centre) == (None, None)
+    x, _ = colgen._projection(G, h, centre, np.inf)
+    mu = cp.Variable(12)
+    cp.Problem(cp.Minimize(cp.sum_squares(mu - centre)), [G @ mu <= h]).solve(solver=cp.CLARABEL)
+    assert np.abs(x - mu.value).max() < 1e-6
+
+
 def test_projection_by_working_set_equals_the_projection_on_every_row():
-    """colgen._projection adds rows as the last point violates them: on every LDP vertex of a
+    """colgen._projection_qp adds rows as the last point violates them: on every LDP vertex of a
     d = 12 prior (4,096 rows, 24 in the first working set) its point is cvxpy's projection on
     all rows at once, and meets every row."""
     import cvxpy as cp
 
-    from channelopt.methods.colgen import _projection
+    from channelopt.methods.colgen import _projection_qp as _projection
 
     rng = np.random.default_rng(7)
     d = 12
