@@ -618,3 +618,30 @@ def test_a_master_solution_off_its_rows_by_round_off_still_gives_its_channel(mon
     assert co.audit(p, r.channel).ok
     assert "polish" not in r.message and ("least squares" if how == "weights" else "divided by its sum") in r.message
     assert r.certificate.bound == pytest.approx(exact.certificate.bound, rel=1e-12)
+
+
+def test_a_failed_posterior_channel_falls_back_to_grr_with_the_lps_bound(monkeypatch):
+    """Where the posterior-space optimum gives no channel (rows off by 1e-3: `clean` rejects it),
+    the channel returned is the best of the trivial ones and the notion's closed forms, here GRR
+    (written by hand; better than the constant channel for histogram-MSE), and the LP's bound,
+    valid whatever the channel, goes with it (it was "no bound" and the constant channel)."""
+    from channelopt.methods import frontend
+
+    rng = np.random.default_rng(5)
+    d, eps = 7, 1.2
+    P = rng.dirichlet(np.ones(d))
+    p = co.Problem(prior=P, privacy=[co.LDP(eps)], utility=co.Bayes("histogram-mse"))
+    structured = {"posterior": "structured"}               # (no snapping onto the vertices of rows)
+    exact = co.solve(p, bayes_options=structured)
+    monkeypatch.setattr(frontend, "stochastic_channel",
+                        lambda V, w, P: (frontend.channel_from_weights(V, w, P) * (1 + 1e-3), ""))
+    r = co.solve(p, bayes_options=structured)
+    e = math.exp(eps)
+    grr = (np.ones((d, d)) + (e - 1) * np.eye(d)) / (e + d - 1)
+    assert r.status == "local" and r.solver == "trivial"
+    assert np.abs(r.channel - grr).max() < 1e-12
+    assert r.objective == pytest.approx(p.utility.evaluate(p, grr), rel=1e-12)
+    assert r.objective < p.utility.evaluate(p, np.tile([1.0] + [0.0] * (d - 1), (d, 1)))   # below the constant's MSE
+    assert r.certificate.bound == pytest.approx(exact.certificate.bound, rel=1e-12)
+    assert r.certificate.gap == pytest.approx(r.objective - r.certificate.bound, rel=1e-9)
+    assert "generalized randomized response" in r.message and "valid bound" in r.message

@@ -721,7 +721,7 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
         before its first optimum returns at least those (d = 2000, LDP histogram-MSE, a 3 s limit:
         the first master LP ran out of time and the constant channel was returned; d = 9, LIP
         bayes-mse, a 1e-4 s limit: GRR where RR-LIP, feasible, has a sixth of its MSE)."""
-        for V_c, lam in fam.simple_channels():
+        for _, V_c, lam in fam.simple_channels():
             phi_c = sc.phi(V_c)
             g_c = float(lam @ phi_c)
             if g_c > value:

@@ -29,6 +29,7 @@ import math
 import sys
 import time
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,8 +46,8 @@ from . import map_lp
 from .closed import closed_form_result
 from .local import local_search
 from .lp import FARKAS_TOL, SPAN_LIMITS, Program, RawSolution, Relaxation, build, relaxed
-from .posterior import (BESIDE_MAX_D, TIME_LIMIT, Beside, closed_form_vertices, snapped_channel, stochastic_channel,
-                        column_generation, enumerate_and_solve, posterior_rows)
+from .posterior import (BESIDE_MAX_D, TIME_LIMIT, Beside, channel_from_weights, closed_form_vertices, column_generation,
+                        enumerate_and_solve, posterior_rows, snapped_channel, stochastic_channel)
 from .result import NEGLIGIBLE_COLUMN, Certificate, PosteriorSolution, Result, clean, reported_bound
 from .structured import Family, family_for
 from .symmetry import solve_orbits
@@ -226,7 +227,7 @@ def solve_program(problem: Problem, method: str, solver: str, fallback: bool,
             partial = dataclasses.replace(partial, message=f"{partial.message}; then no solver certified an optimum ({said})")
             found, partial = partial, found
         result = trivial_fallback(problem, method, "no solver certified an optimum (" + said + ")", found,
-                                  "bound from the solver's multipliers; the channel is trivial")
+                                  "the bound from the solver's multipliers")
         kept = [(r.certificate.bound, r.certificate.note or f"{r.solver}'s bound", r.certificate.method)
                 for r in (found, partial) if r is not None and r.certificate is not None
                 and r.certificate.bound is not None and r.certificate.sense == "min"]
@@ -425,10 +426,11 @@ def trivial_channels(problem: Problem) -> list[tuple[str, np.ndarray]]:
     return out
 
 
-def trivial_result(problem: Problem, method: str, why: str) -> Result:
-    """The best feasible trivial channel as a `local` result (or `solver-failed` if none is)."""
+def trivial_result(problem: Problem, method: str, why: str, extra: Sequence[tuple[str, np.ndarray]] = ()) -> Result:
+    """The best feasible trivial channel, or of `extra` ((name, channel) pairs: the notion's closed
+    forms, `simple_channels`), as a `local` result (or `solver-failed` if none is)."""
     best = None
-    for name, q in trivial_channels(problem):
+    for name, q in [*trivial_channels(problem), *extra]:
         report = audit(problem, q, with_measures=False)
         if report.ok:
             value = problem.utility.evaluate(problem, q)
@@ -443,11 +445,12 @@ def trivial_result(problem: Problem, method: str, why: str) -> Result:
                   message=f"{why}; the {name} channel is feasible (audited) and returned: not optimal, no bound")
 
 
-def trivial_fallback(problem: Problem, method: str, why: str, failed: Result | None, note: str) -> Result:
-    """`trivial_result` in place of `failed` (None: nothing came back) when it has no channel, its
-    channel fails the audit, or the trivial one is better; `failed`'s bound, valid whatever its
-    channel, goes with it (noted). Otherwise `failed` itself."""
-    trivial = trivial_result(problem, method, why)
+def trivial_fallback(problem: Problem, method: str, why: str, failed: Result | None, note: str,
+                     extra: Sequence[tuple[str, np.ndarray]] = ()) -> Result:
+    """`trivial_result` (with `extra`) in place of `failed` (None: nothing came back) when it has no
+    channel, its channel fails the audit, or the trivial one is better; `failed`'s bound, valid
+    whatever its channel, goes with it (noted). Otherwise `failed` itself."""
+    trivial = trivial_result(problem, method, why, extra)
     if failed is None:
         return trivial
     sense = problem.utility.sense
@@ -459,7 +462,23 @@ def trivial_fallback(problem: Problem, method: str, why: str, failed: Result | N
     c = failed.certificate
     if c is not None and c.bound is not None:
         trivial.certificate = dataclasses.replace(c, gap=abs(trivial.objective - c.bound), note=note)
+        trivial.message = trivial.message.replace(", no bound", f"; within {trivial.certificate.gap:.3g} of a valid "
+                                                                f"bound ({note})")
     return trivial
+
+
+def simple_channels(problem: Problem, family: Family | None) -> list[tuple[str, np.ndarray]]:
+    """The closed-form channels of the posterior family of the problem's notion (GRR, and RR-LIP
+    where feasible: `Family.simple_channels`) as (name, channel) pairs with the problem's outputs,
+    for the fallbacks of the Bayes path (the channel returned is never worse than these)."""
+    if family is None:
+        return []
+    out = []
+    for name, V, lam in family.simple_channels():
+        q = channel_from_weights(V, lam, problem.prior)
+        if q.shape[1] <= problem.m:
+            out.append((name, np.hstack([q, np.zeros((problem.d, problem.m - q.shape[1]))])))
+    return out
 
 
 def audit_failure(problem: Problem, report) -> str:
@@ -508,7 +527,7 @@ def solve_bayes(problem: Problem, method: str, posterior: str = "auto", starts: 
     try:
         solved = certified_optimum(plan, posterior, TIME_LIMIT if time_limit is None else time_limit, progress)
     except SolverError as e:
-        result = trivial_result(problem, method, f"the posterior-space LP failed ({e})")
+        result = trivial_result(problem, method, f"the posterior-space LP failed ({e})", simple_channels(problem, family_for(plan.relaxed)))
         result.attempts = [{"solver": "HIGHS", "status": "failed", "solve_s": time.perf_counter() - t0,
                             "message": str(e)}]
         result.timings = {"solve_s": time.perf_counter() - t0}
@@ -541,7 +560,7 @@ def solve_bayes(problem: Problem, method: str, posterior: str = "auto", starts: 
         result.message = "; ".join(filter(None, [result.message, rows_note]))
     if result.status == "inaccurate":
         result = trivial_fallback(problem, method, f"the posterior-space optimum failed ({result.message})", result,
-                                  "bound of the posterior-space LP; the channel is trivial")
+                                  "the bound of the posterior-space LP", simple_channels(problem, family_for(plan.relaxed)))
     result.attempts = attempts
     result.timings = {"solve_s": time.perf_counter() - t0}
     return result
@@ -701,16 +720,18 @@ def bayes_result(problem: Problem, q: np.ndarray, solved: PosteriorSolution, rea
                  method: str, how: str = "") -> Result:
     """Clean and re-audit q; the certificate of the posterior-space LP (or of the relaxation when
     `reasons`) and the status it supports."""
-    cleaned, why = clean(q, NEGLIGIBLE_COLUMN if reasons else 0.0)
-    if cleaned is None:
-        return Result(status="inaccurate", method=method, message=why)
-    q, util = cleaned, problem.utility
-    q, report, repaired = audited(problem, q, "the channel")
-    objective = util.evaluate(problem, q)
+    util = problem.utility
     # the gain bound is a floating-point sum: valid up to its round-off, which is added so the
     # bound reported is valid as a number (bayes-mse multiplies it by the prior variance)
     gain_bound = reported_bound(solved.bound, problem.d)
     bound, weak = clamp_bound(problem, util.from_gain(problem, gain_bound))
+    cleaned, why = clean(q, NEGLIGIBLE_COLUMN if reasons else 0.0)
+    if cleaned is None:          # (its bound holds whatever the channel: the fallback keeps it)
+        return Result(status="inaccurate", method=method, message=why, certificate=Certificate(
+            "posterior-lp" if not reasons else "relaxation-bound", bound, util.sense, details=dict(solved.info)))
+    q = cleaned
+    q, report, repaired = audited(problem, q, "the channel")
+    objective = util.evaluate(problem, q)
     gap = abs(objective - bound)
     certificate = Certificate("posterior-lp" if not reasons else "relaxation-bound", bound, util.sense, gap,
                               details=dict(solved.info))

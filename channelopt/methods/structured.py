@@ -321,10 +321,10 @@ class Family:
         """The posteriors of the notion's closed-form mechanism, where they are admissible."""
         return np.zeros((0, self.d))
 
-    def simple_channels(self) -> list[tuple[np.ndarray, np.ndarray]]:
-        """The closed-form channels of the family that are feasible, as (posteriors as rows,
+    def simple_channels(self) -> list[tuple[str, np.ndarray, np.ndarray]]:
+        """The closed-form channels of the family that are feasible, as (name, posteriors as rows,
         their probabilities): GRR (`grr`), always."""
-        return [self.grr()]
+        return [("generalized randomized response", *self.grr())]
 
     def chord_bound(self, kind: str) -> float:
         """A closed-form upper bound on the gain `sum_y Pr(y) phi(post_y)` of every channel
@@ -408,7 +408,7 @@ class LIPBox(Family):
     def simple_channels(self):
         """GRR, and RR-LIP (LIP-TDSC Thm 3) where every one of its posteriors is admissible."""
         V, lam, ok = self._rr_lip()
-        return super().simple_channels() + ([(V, lam)] if ok.all() else [])
+        return super().simple_channels() + ([("RR-LIP", V, lam)] if ok.all() else [])
 
     def _rr_lip(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """RR-LIP's posteriors (rows), their probabilities and which are admissible."""
