@@ -184,7 +184,7 @@ def test_projection_falls_back_to_the_qp_where_nnls_gives_no_point(monkeypatch, 
             raise RuntimeError("Maximum number of iterations reached.")
         return np.full(A.shape[1], 1e-3), 0.0
 
-    monkeypatch.setattr(colgen, "nnls", fake)
+    monkeypatch.setattr("scipy.optimize.nnls", fake)
     G, h, centre = _vertex_rows(7, 12, 1.5)
     assert colgen._least_distance(G, h, centre) == (None, None)
     x, _ = colgen._projection(G, h, centre, np.inf)

@@ -28,7 +28,6 @@ from dataclasses import dataclass
 import clarabel
 import numpy as np
 from scipy import sparse
-from scipy.optimize import nnls
 
 from ..errors import SolverError
 from ..solvers import quiet_highs
@@ -1047,6 +1046,8 @@ def _least_distance(G: np.ndarray, h: np.ndarray, center: np.ndarray):
     lies inside by its tolerance). (None, None) where scipy's NNLS stops at its iteration limit or
     its point misses a row by more than 1e-9 of h (its earlier versions, 1.12-1.15, were less
     robust): `_projection_qp` then."""
+    from scipy.optimize import nnls            # (scipy.optimize is not loaded with the package)
+
     f = G @ center - h
     if f.max(initial=-np.inf) <= 0.0:
         return center.copy(), np.zeros(h.size)
