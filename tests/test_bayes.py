@@ -645,3 +645,21 @@ def test_a_failed_posterior_channel_falls_back_to_grr_with_the_lps_bound(monkeyp
     assert r.certificate.bound == pytest.approx(exact.certificate.bound, rel=1e-12)
     assert r.certificate.gap == pytest.approx(r.objective - r.certificate.bound, rel=1e-9)
     assert "generalized randomized response" in r.message and "valid bound" in r.message
+
+
+def test_stochastic_channel_divides_rows_where_the_polish_would_be_too_large(monkeypatch):
+    """Past POLISH_MAX_ENTRIES the least-squares step is skipped and rows off by at most
+    ROW_RESCALE are divided by their sums; rows off by more are left for `clean` to reject."""
+    from channelopt.methods import posterior
+
+    rng = np.random.default_rng(2)
+    P = rng.dirichlet(np.ones(6))
+    V = np.vstack([rng.dirichlet(np.ones(6), size=3), P])           # the prior's own column in use
+    w = np.r_[np.zeros(3), 1.0]
+    q, note = posterior.stochastic_channel(V, w * (1 + 3e-8), P)
+    assert np.abs(q.sum(axis=1) - 1).max() < 1e-15 and "least squares" in note
+    monkeypatch.setattr(posterior, "POLISH_MAX_ENTRIES", 0)
+    q, note = posterior.stochastic_channel(V, w * (1 + 3e-8), P)
+    assert np.abs(q.sum(axis=1) - 1).max() < 1e-15 and "divided by its sum" in note
+    q, note = posterior.stochastic_channel(V, w * (1 + 3e-5), P)
+    assert np.abs(q.sum(axis=1) - 1).max() > 1e-6 and note == ""

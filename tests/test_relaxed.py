@@ -2,6 +2,7 @@
 vertex-enumeration LP, brute force over every vertex, and the uniform prior's orbit optimum."""
 
 import math
+import time
 
 import numpy as np
 import pytest
@@ -285,3 +286,27 @@ def test_a_master_that_fails_mid_search_returns_its_last_optimum_with_a_valid_bo
     gain = 1.0 - r.objective                                         # histogram-MSE = 1 - gain
     assert gain > float(P @ P) + 1e-3                                # well above the constant channel
     assert gain <= best + 1e-12 and 1.0 - r.certificate.bound >= best - 1e-12
+
+
+def test_projection_takes_the_qp_where_nnls_would_be_too_large_or_late(monkeypatch):
+    """Past NNLS_MAX_ENTRIES, or where NNLS would not end before the deadline, the projection is
+    the working-set QP's (it stops at the deadline); NNLS is not called."""
+    import cvxpy as cp
+
+    from channelopt.methods import colgen
+
+    G, h, centre = _vertex_rows(7, 12, 1.5)
+    calls = []
+    real = colgen._least_distance
+    monkeypatch.setattr(colgen, "_least_distance", lambda *a: calls.append(1) or real(*a))
+    mu = cp.Variable(12)
+    cp.Problem(cp.Minimize(cp.sum_squares(mu - centre)), [G @ mu <= h]).solve(solver=cp.CLARABEL)
+    x, _ = colgen._projection(G, h, centre, np.inf)
+    assert calls == [1] and np.abs(x - mu.value).max() < 1e-6
+    monkeypatch.setattr(colgen, "NNLS_MAX_ENTRIES", G.size)              # (rows x (d + 1) is past it)
+    x, _ = colgen._projection(G, h, centre, np.inf)
+    assert calls == [1] and np.abs(x - mu.value).max() < 1e-6
+    monkeypatch.setattr(colgen, "NNLS_MAX_ENTRIES", 1 << 24)
+    monkeypatch.setattr(colgen, "NNLS_S_PER_ENTRY", 1.0)                 # (would take hours)
+    x, _ = colgen._projection(G, h, centre, time.perf_counter() + 60.0)
+    assert calls == [1] and np.abs(x - mu.value).max() < 1e-6

@@ -118,7 +118,10 @@ Zipf eps = 0.5 (5.6e-7 at 60 s). Only from d = 512 with its coarse stage given h
 d = 1024 Dirichlet eps = 1 2.6e-4 -> 6.3e-5, but eps = 4 certified in 21 s -> 5.6e-3 (the d = 512
 stage 2.0 -> 18.2 s). Triggered after 60 stalled rounds instead of 20 it spares d = 1024 eps = 4
 (20 s) and d = 256 Zipf eps = 0.5 (14 s) but leaves d = 512 Dirichlet eps = 1 at 1.1e-4; after 40,
-eps = 4 takes 59 s and the d = 256 cell is lost again: no trigger measured is both."""
+eps = 4 takes 59 s and the d = 256 cell is lost again: no trigger measured is both. With exact
+projections (`_least_distance`, 0.8-1.1 s a point at d = 1024) it is still not: d = 1024, seed 0,
+60 s, Dirichlet eps = 1 / 4: gaps 3.0e-2 / 8.0e-3 against 1.5e-2 / certified in 43 s (the QP was
+not what held it back: the loop gets 4-5 rounds in a minute at eps = 1, after its merged starts)."""
 LEVEL_LOW = 0.01
 """lambda after a level point where no column cuts the model: nearly the master's optimal dual face
 (exact pricing there certifies or cuts), with room for `_level_point` to meet the level exactly.
@@ -1025,12 +1028,23 @@ def _ascent_columns(fam: Family, sc: Scaled, mu: np.ndarray, seeds: np.ndarray, 
     return cand[np.sort(np.unique(np.round(cand, 13), axis=0, return_index=True)[1])]
 
 
+NNLS_MAX_ENTRIES, NNLS_S_PER_ENTRY = 1 << 24, 5e-7
+"""`_least_distance` builds a dense (d + 1) x rows matrix and cannot be stopped: `_projection`
+uses it up to this many entries (128 MB), and where its time, about NNLS_S_PER_ENTRY a matrix
+entry (LDP histogram-MSE level points: 0.2M entries at d = 256 in 0.01-0.04 s, 2.1M at d = 1024 in
+0.8-1.1 s, 8.6M at d = 2048 in 3.1-3.4 s), fits before the deadline; `_projection_qp` (which stops
+at it) otherwise."""
+
+
 def _projection(G: np.ndarray, h: np.ndarray, center: np.ndarray, deadline: float):
-    """argmin |x - center|^2 s.t. G x <= h, and each row's multiplier: `_least_distance`, or where
-    it gives no point, `_projection_qp`; (None, None) if neither does."""
-    x, z = _least_distance(G, h, center)
-    if x is not None:
-        return x, z
+    """argmin |x - center|^2 s.t. G x <= h, and each row's multiplier: `_least_distance` where it is
+    small enough (NNLS_MAX_ENTRIES) and fits before the deadline, `_projection_qp` where it does not
+    or gives no point; (None, None) if neither does."""
+    entries = G.shape[0] * (G.shape[1] + 1)
+    if entries <= NNLS_MAX_ENTRIES and time.perf_counter() + NNLS_S_PER_ENTRY * entries <= deadline:
+        x, z = _least_distance(G, h, center)
+        if x is not None:
+            return x, z
     return _projection_qp(G, h, center, deadline)
 
 

@@ -356,6 +356,9 @@ def channel_from_weights(V: np.ndarray, w: np.ndarray, P: np.ndarray, m: int | N
 ROW_RESCALE = 1e-6
 """`stochastic_channel` divides each row of a posterior-space channel by its sum where its weights,
 `polish`ed, still leave a row off by more than `result.ROW_TOL` but at most this."""
+POLISH_MAX_ENTRIES = 1 << 21
+"""`stochastic_channel` polishes weights whose columns in use hold at most this many entries
+(d x columns; its least-squares step is dense, O(d k^2)), and only divides rows by their sums past it."""
 
 
 def stochastic_channel(V: np.ndarray, w: np.ndarray, P: np.ndarray) -> tuple[np.ndarray, str]:
@@ -373,7 +376,8 @@ def stochastic_channel(V: np.ndarray, w: np.ndarray, P: np.ndarray) -> tuple[np.
     off = float(np.abs(q.sum(axis=1) - 1.0).max(initial=0.0))
     if off <= ROW_TOL:
         return q, ""
-    fixed = channel_from_weights(V, polish(V, w, P, P), P)
+    small = np.count_nonzero(w > 0) * P.size <= POLISH_MAX_ENTRIES
+    fixed = channel_from_weights(V, polish(V, w, P, P), P) if small else q
     sums = fixed.sum(axis=1)
     left = float(np.abs(sums - 1.0).max(initial=0.0))
     what = f"the LP's weights met the prior only to {off:.2g} of an entry"
