@@ -475,9 +475,9 @@ def simple_channels(problem: Problem, family: Family | None) -> list[tuple[str, 
         return []
     out = []
     for name, V, lam in family.simple_channels():
-        q = channel_from_weights(V, lam, problem.prior)
-        if q.shape[1] <= problem.m:
-            out.append((name, np.hstack([q, np.zeros((problem.d, problem.m - q.shape[1]))])))
+        q = channel_from_weights(V, lam, problem.prior, problem.m)      # (padded to m outputs)
+        if q.shape[1] == problem.m:
+            out.append((name, q))
     return out
 
 
