@@ -312,15 +312,16 @@ def _ldp_pricing(fam: LDPCone, kind: str, p: np.ndarray, hc, sizes: np.ndarray, 
     others = [c for c in range(k) if c != line]
     full = _ldp_functionals(kind, p, hc, sizes, y)
     tables = {name: ([tab[c] for c in others], op) for name, (tab, op) in full.items()}
+    dims = [int(sizes[c]) + 1 for c in others]
     top = _Best(join, 2)
-    for first, F in _outer_sums(tables, [int(sizes[c]) + 1 for c in others]):
+    for first, F in _outer_sums(tables, dims):
         a, rc = _line_best(kind, fam.c, p, hc, sizes, y, F, line, full)
         top.add(rc, [first + np.arange(rc.size), a])
         if time.perf_counter() > deadline:
             return None
     A = np.zeros((len(top.keys), k))
     if others:
-        A[:, others] = np.stack(np.unravel_index(top.keys[:, 0], [int(sizes[c]) + 1 for c in others]), axis=1)
+        A[:, others] = np.stack(np.unravel_index(top.keys[:, 0], dims), axis=1)
     A[:, line] = top.keys[:, 1]
     none = np.full(len(A), -1)
     return _found(fam, kind, p, hc, sizes, y, A, none, np.zeros(len(A)), 1.0 + fam.c * (A @ p), top.best)
