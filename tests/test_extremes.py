@@ -294,3 +294,52 @@ def test_vertex_lp_bound_is_not_thrown_off_by_a_tiny_prior_entry():
     assert co.audit(problem, r.full_channel).ok
     # the bound is a bound: no channel of the vertices' LP (here the returned one) passes it
     assert r.objective >= r.certificate.bound - 1e-20
+
+
+@pytest.mark.parametrize("notion", [co.LDP(15.0), co.LDP(20.0), co.LIP(8.0)])
+def test_a_master_whose_own_columns_show_round_off_above_the_pricing_tolerance_stops(notion):
+    """bayes-mse at d = 64 and large budgets (MSE down to 1e-4 of the prior's variance): the
+    master's own columns priced 9e-14 at its duals against a tolerance of 1e-14, so each round
+    found them again as new columns, and the loop ran out its time limit with the master unchanged
+    (LDP, eps = 15 / 20: `local`, with the trivial bound; LIP, eps = 8: the whole limit). The
+    tolerance is now never below what those columns show (`colgen.Master.noise`): the loop stops
+    by itself, certified. The second method: a simple mechanism (GRR) is never better, and the
+    bound is below every channel the generic column generation finds."""
+    P = np.random.default_rng(1).dirichlet(np.ones(64))
+    problem = co.Problem(prior=P, privacy=[notion], utility=co.Bayes("bayes-mse"))
+    r = co.solve(problem, time_limit=10)          # (it stops in about 0.1 s)
+    assert r.status == "optimal", r.message
+    assert r.certificate.details.get("stopped") != "time_limit"
+    assert co.audit(problem, r.full_channel).ok
+    eps = notion.epsilon
+    grr = np.full((64, 64), 1.0) + np.expm1(eps) * np.eye(64)
+    grr /= grr.sum(axis=1, keepdims=True)
+    assert r.objective <= problem.utility.evaluate(problem, grr) + 1e-12
+    other = co.solve(problem, bayes_options={"posterior": "columns"}, time_limit=5)
+    assert co.audit(problem, other.full_channel).ok
+    assert r.certificate.bound <= other.objective + 1e-9 * max(1.0, other.objective)
+
+
+def test_a_generic_pricing_below_its_round_off_does_not_search_deeper_to_its_time_limit():
+    """BP-LIP bayes-mse, d = 5, eps = 31, values offset by 1e5 (a status fuzz problem whose MSE is
+    2.3e-18, the prior's variance 2.6e-6): the generic pricing's root bound stood 3.6e-15 above its best
+    column, against a tolerance of 1e-15 (a quarter of the gap target relative to an MSE of
+    ~0); each round searched 4x deeper and the loop ran out its 30 s time limit. The tolerance is
+    now never below the bound's round-off (`posterior.roundoff`). The truth: every MSE is >= 0,
+    and the optimum is within [0, the channel's MSE] (Qhull's vertices miss their rows by 3e-9
+    here, so the LP over every vertex is not at hand)."""
+    P = np.array([0.08719595294183718, 0.050320862626733215, 0.23470118272577795, 0.6277783495247735,
+                  3.6521808780666588e-06])
+    priors = [[0.11911300236365124, 0.4475626010542566, 0.00057013617028149, 0.15764740303956365, 0.27510685737224716],
+              [0.05111134626204652, 0.06301260487015423, 0.87137799721824, 0.010698729937497169, 0.003799321712062062],
+              [0.09461609024463127, 0.31459782890060334, 0.13788067093759718, 0.3013324027335285, 0.1515730071836395]]
+    values = [100000.0005691184, 100000.00217856339, 100000.00463246774, 100000.00588931206, 100000.0088879229]
+    problem = co.Problem(prior=P, privacy=[co.BPLIP(30.70398116016463, priors=priors)],
+                         utility=co.Bayes("bayes-mse", offset=1e12), values=values)
+    variance = float(P @ (np.array(values) - P @ np.array(values)) ** 2)
+    r = co.solve(problem, bayes_options={"posterior": "columns"}, time_limit=30)
+    assert r.certificate.details["algorithm"] == "column-generation"
+    assert r.certificate.details.get("stopped") != "time_limit"
+    assert r.status == "optimal", r.message
+    assert co.audit(problem, r.full_channel).ok
+    assert 0.0 <= r.certificate.bound <= r.objective <= 1e-12 * variance
