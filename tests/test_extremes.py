@@ -302,7 +302,7 @@ def test_a_master_whose_own_columns_show_round_off_above_the_pricing_tolerance_s
     master's own columns priced 9e-14 at its duals against a tolerance of 1e-14, so each round
     found them again as new columns, and the loop ran out its time limit with the master unchanged
     (LDP, eps = 15 / 20: `local`, with the trivial bound; LIP, eps = 8: the whole limit). The
-    tolerance is now never below what those columns show (`colgen.Master.noise`): the loop stops
+    tolerance is now never below what those columns show (`posterior.noise`): the loop stops
     by itself, certified. The second method: a simple mechanism (GRR) is never better, and the
     bound is below every channel the generic column generation finds."""
     P = np.random.default_rng(1).dirichlet(np.ones(64))

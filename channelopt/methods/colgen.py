@@ -34,7 +34,7 @@ from ..solvers import quiet_highs
 from ..utility import entropy_rows
 from .structured import LOW_LOSS_DEPTH, MAX_NODES, SEPARABLE, Family, LIPBox, Priced
 from .lp import set_time_limit
-from .posterior import polish
+from .posterior import noise, polish
 from .result import PosteriorSolution, reported_bound
 
 GAP_TOL = 1e-9
@@ -369,22 +369,6 @@ class Master:
             y = np.empty_like(yt)
             y[self.order] = yt - np.r_[yt[1:], 0.0]   # y = T' y'
         return w, y / (self.scale * self.P)           # (the duals of the costs scale * gain)
-
-    def noise(self, mu: np.ndarray) -> float:
-        """The largest reduced cost `phi(v) - mu . v` of the master's own columns at its duals mu
-        (0 if none is positive). At an optimum every one is <= 0 up to HiGHS's dual tolerance and
-        the round-off of `V @ mu`; what they show above 0 is that noise, and a priced column worth
-        no more than it is no better than theirs (HiGHS would not let it enter either). LDP
-        bayes-mse, d = 64, eps = 15: the columns in use showed 9.1e-14 against a pricing tolerance
-        of 1.1e-14, so each round priced them again, added them as new, and the loop ran out its
-        time limit with the master unchanged (and returned the trivial bound). Over the columns in
-        use alone (basic, so exactly 0 at the optimum) the floor is lower, but two of 32 runs at
-        eps 8..20 (bayes-mse, d = 64 / 256) then ran out their 30 s (LIP, eps = 8: 1.3e-9; LDP,
-        eps = 15: 1.1e-3) where over every column they end in 0.3 s; it costs two runs that closed
-        to 9.2e-10 / 9.5e-10 their last digits (1.0e-9 / 1.3e-9, LIP, eps = 8)."""
-        if not len(self.V):
-            return 0.0
-        return max(0.0, float(np.max(self.gains - self.V @ mu)))
 
     def polish(self, w: np.ndarray) -> np.ndarray:
         """w with its columns in use refined by one least-squares correction of their residual
@@ -807,8 +791,8 @@ def _generate(P, fam: Family, sc: Scaled, deadline: float, progress, max_rounds:
             break
         # price only as exactly as this round needs: to a quarter of the gap target, and stop at
         # a column worth half of the open bound (the bound returned is valid either way)
-        # (never below the round-off the master's own columns show: `Master.noise`)
-        tol = max(0.25 * gap_tol * max(_objective(sc.kind, value, P), 1e-12), master.noise(mu))
+        # (never below the round-off the master's own columns show: `posterior.noise`)
+        tol = max(0.25 * gap_tol * max(_objective(sc.kind, value, P), 1e-12), noise(master.V, master.gains, mu))
         if reported_gap(value, chord) <= gap_tol:
             w, value, closed = polished(w, chord)
             if closed <= gap_tol:

@@ -643,17 +643,32 @@ ROUNDOFF = 16 * np.finfo(float).eps
 """`roundoff`'s unit: a reduced cost over d coordinates is trusted to d of these times its size."""
 
 
+def noise(V: np.ndarray, gains: np.ndarray, mu: np.ndarray) -> float:
+    """The largest reduced cost `phi(v) - mu . v` of a master's own columns (rows of V, their
+    gains) at its duals mu, 0 if none is positive: the least pricing tolerance of both column
+    generations (`roundoff`; the structured one's in `colgen._generate`). At an optimum every one
+    is <= 0 up to HiGHS's dual tolerance and the round-off of `V @ mu`; what they show above 0 is
+    that noise, and a priced column worth no more than it is no better than theirs (HiGHS would not
+    let it enter either). LDP bayes-mse, d = 64, eps = 15 (structured): the columns in use showed
+    9.1e-14 against a pricing tolerance of 1.1e-14, so each round priced them again, added them as
+    new, and the loop ran out its time limit with the master unchanged (and returned the trivial
+    bound). Over the columns in use alone (basic, so exactly 0 at the optimum) the floor is lower,
+    but two of 32 runs at eps 8..20 (bayes-mse, d = 64 / 256) then ran out their 30 s (LIP,
+    eps = 8: 1.3e-9; LDP, eps = 15: 1.1e-3) where over every column they end in 0.3 s; it costs two
+    runs that closed to 9.2e-10 / 9.5e-10 their last digits (1.0e-9 / 1.3e-9, LIP, eps = 8)."""
+    return float(np.max(gains - V @ mu, initial=0.0))
+
+
 def roundoff(V: np.ndarray, gains: np.ndarray, mu: np.ndarray, P: np.ndarray) -> float:
     """The least pricing tolerance in gain units at the master's duals mu: the round-off of the
     bound `mu . P + max_v phi(v) - mu . v` (d ROUNDOFF times its size, 1 + max |phi| + |mu| . P),
-    or more where the master's own columns (V, gains), at most 0 at an optimum, show more. Below
+    or more where the master's own columns (V, gains) show more (`noise`). Below
     it the branch and bound cannot close: BP-LIP bayes-mse, d = 5, eps = 31 (a status fuzz
     problem, MSE 2e-18) had its root bound 3.6e-15 above its best against a tolerance of 1e-15,
     searched 4x deeper each round, and ran out its 30 s time limit. (|mu| . P, not max |mu|: with
     a prior entry of 7e-9 (DI, 18 nats), mu_x reaches 8e7 on a coordinate that weighs 0.6 in it.)"""
     size = 1.0 + float(np.abs(gains).max(initial=0.0)) + float(np.abs(mu) @ P)
-    shown = float(np.max(gains - V @ mu, initial=0.0))
-    return max(P.size * ROUNDOFF * size, shown)
+    return max(P.size * ROUNDOFF * size, noise(V, gains, mu))
 
 
 def column_generation(problem, A: np.ndarray, max_rounds: int = MAX_ROUNDS, time_limit: float = TIME_LIMIT,
