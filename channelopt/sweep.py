@@ -257,7 +257,8 @@ def sweep(problem: Problem, epsilon=None, priors=None, *, scale=None, solver: st
         Processes in all (1 to `sweep.MAX_JOBS`): this one from the first point on, n_jobs - 1
         workers of joblib's pool in chunks from the last point down (`_from_both_ends`); they
         are asked for only when the points would take longer than `PARALLEL_MIN_S` in this
-        process (timed on the first three).
+        process (timed on the first three), or, where the pool's workers have served a sweep
+        already, longer than `PARALLEL_WARM_S` and twice the first (cold) point.
     warm : bool, optional
         Warm-start the LP points (default True).
 
