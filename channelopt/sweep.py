@@ -26,7 +26,10 @@ timed, says that all of them take less than starting one (`PARALLEL_MIN_S`), or,
 workers have already served a sweep, less than a worker's cold first point (`PARALLEL_WARM_S`).
 
 Warm points are audited for their notions only: `Result.measures` (the budget-free leakage
-measures) is left empty to keep the per-point overhead small; `channelopt.audit` gives them.
+measures) is left empty to keep the per-point overhead small; `channelopt.audit` gives them. A
+warm point's channel and dual bound are taken from its program at once; the rest of its finish
+(cleaning, audit, objective, certificate) waits for a block of such points, settled together
+(`methods.settled`), each Result the same as finished alone.
 """
 
 from __future__ import annotations
@@ -46,11 +49,12 @@ import numpy as np
 
 from .blas import one_thread
 from .errors import ProblemError
-from .methods import finish, method_for, present, solve
+from .methods import method_for, present, solve
 from .methods.closed import closed_form_result
 from .methods.top_outputs import Warm
 from .methods.lp import build, new_highs, restrictable, solve_highs, solve_restricted
 from .methods.parametric import LevelProgram, Parametric
+from .methods.settled import settle_points
 from .problem import Problem, as_epsilon
 
 
@@ -512,17 +516,47 @@ class Along:
         over 2dm rows did (LDP MAE at d = 128: 43% of a sweep's CPU samples, 1.9 cores busy for
         one; a parallel sweep's workers lost those cores); `Program.dual_bound` no longer calls
         BLAS, and this keeps any other product of a point from doing the same."""
-        out = []
+        out: list = []
+        pending: list[int] = []
         with one_thread() if self.warm else contextlib.nullcontext():   # (not the Bayes LPs' large products)
             for p in probs:
                 out.append(self.point(p))
-                if bar is not None:
+                if isinstance(out[-1], _Pending):
+                    pending.append(len(out) - 1)
+                    if (len(pending) >= SETTLE_POINTS or len(pending) * p.d * p.m >= SETTLE_ENTRIES
+                            or sum(out[i].lp_s for i in pending) >= SETTLE_S):
+                        self._settle(out, pending, bar)
+                elif bar is not None:
                     bar.update()
+            self._settle(out, pending, bar)
         return out
 
+    def _settle(self, out: list, pending: list[int], bar) -> None:
+        """The warm LP points waiting in `out` (at the indices `pending`, emptied) settled together
+        (`settled.settle_points`); a point not certified optimal there is solved afresh."""
+        if not pending:
+            return
+        waiting = [out[i] for i in pending]
+        t0 = time.perf_counter()
+        results = settle_points([w.problem for w in waiting], [w.channel for w in waiting], [w.bound for w in waiting],
+                                [w.raw for w in waiting])
+        share = (time.perf_counter() - t0) / len(waiting)
+        for i, w, result in zip(pending, waiting, results):
+            if result.status != "optimal":          # never return a warm result that is not certified
+                out[i] = solve(w.problem, self.solver)
+            else:
+                result.attempts = [{"solver": "HIGHS", "status": "optimal", "solve_s": w.solve_s, "message": w.text}]
+                total = w.lp_s + share
+                result.timings = {"compile_s": w.compile_s, "solve_s": w.solve_s, "total_s": total, "warm": w.warmed}
+                result.time_s = total
+                out[i] = present(w.problem, result)
+        if bar is not None:
+            bar.update(len(pending))
+        pending.clear()
+
     def point(self, p: Problem):
-        """One point: a certified closed form, else the warm LP (finished and certified), else a
-        fresh `solve`."""
+        """One point: a certified closed form, else the warm LP (a `_Pending` point, which `_settle`
+        finishes and certifies), else a fresh `solve`."""
         solver = self.solver
         if not self.warm:
             return solve(p, solver)
@@ -573,11 +607,32 @@ class Along:
         t2 = time.perf_counter()
         if raw.status != "optimal":
             return solve(p, solver)
-        result = finish(p, prog, raw, "HIGHS", "lp", with_measures=False)
-        if result.status != "optimal":  # never return a warm result that is not certified
-            return solve(p, solver)
-        result.attempts = [{"solver": "HIGHS", "status": "optimal", "solve_s": t2 - t1, "message": text}]
-        total = time.perf_counter() - t0
-        result.timings = {"compile_s": t1 - t0, "solve_s": t2 - t1, "total_s": total, "warm": warmed}
-        result.time_s = total
-        return present(p, result)
+        # what the program alone gives (it changes at the next point); the rest waits (`_settle`)
+        channel = prog.channel(raw.z) if raw.z is not None else None
+        bound = prog.dual_bound(raw.y_ub, raw.y_eq) if raw.y_ub is not None and raw.y_eq is not None else None
+        return _Pending(p, channel, bound, raw, text, warmed, t1 - t0, t2 - t1, time.perf_counter() - t0)
+
+
+@dataclasses.dataclass
+class _Pending:
+    """A warm LP point solved and waiting to be settled (`Along._settle`): its channel and dual
+    bound as its program gave them, HiGHS's answer and what its Result will say of the solve."""
+
+    problem: Problem
+    channel: np.ndarray | None
+    bound: float | None
+    raw: Any
+    text: str
+    warmed: bool
+    compile_s: float
+    solve_s: float
+    lp_s: float
+
+
+SETTLE_POINTS, SETTLE_ENTRIES, SETTLE_S = 64, 1 << 20, 0.1
+"""A path's warm LP points wait to be settled together (`settled.settle_points`) until there are
+SETTLE_POINTS of them, or SETTLE_ENTRIES channel entries (8 MB), or SETTLE_S seconds of their
+solves (the progress bar moves as they are settled). 100-point MAE sweeps, 25 runs each way
+alternating in one process (medians of the paired ratios), against points settled one by one
+(`SETTLE_POINTS` = 1, as `frontend.finish` did): d = 32 LDP 1.11x (1.86 against 2.14 ms a point),
+LIP 1.12x, MinID-LDP 1.07x; LDP d = 64 1.00x (HiGHS is 5.7 of its 7 ms)."""

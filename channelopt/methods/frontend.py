@@ -307,7 +307,19 @@ def finish(problem: Problem, prog: Program, raw: RawSolution, solver: str, metho
     With a `relaxation` (`prog` is `relaxation.program`), the channel is first mixed with the
     uniform constant channel as little as the rows left out need (`repair`); the bound from the
     relaxed program holds for the problem."""
-    q, why = clean(prog.channel(raw.z)) if raw.z is not None else (None, f"{solver} returned no solution")
+    channel = prog.channel(raw.z) if raw.z is not None else None
+    bound = prog.dual_bound(raw.y_ub, raw.y_eq) if method == "lp" and raw.y_ub is not None and raw.y_eq is not None else None
+    return settle(problem, channel, bound, raw, solver, method, with_measures, relaxation)
+
+
+def settle(problem: Problem, channel: np.ndarray | None, bound: float | None, raw: RawSolution, solver: str,
+           method: str, with_measures: bool = True, relaxation: Relaxation | None = None) -> Result:
+    """`finish` once the program has given what it alone can: the solver's channel (None: it gave
+    none) and the dual bound of its multipliers (`Program.dual_bound`; None without multipliers or
+    for a conic program). The rest depends on the problem only: cleaned, re-audited (repaired),
+    objective recomputed, bound clamped and compared (`methods.settled` does the same for many
+    points of a sweep at once)."""
+    q, why = clean(channel) if channel is not None else (None, f"{solver} returned no solution")
     if q is None:
         return Result(status="inaccurate", solver=solver, method=method, message=f"{solver}: {why}")
     if relaxation is None:
@@ -319,8 +331,7 @@ def finish(problem: Problem, prog: Program, raw: RawSolution, solver: str, metho
         repaired = f"{solver} solved the program {_relaxation_note(relaxation)}; its channel meets them as it is"
     objective = problem.utility.evaluate(problem, q)
     certificate = None
-    if method == "lp" and raw.y_ub is not None and raw.y_eq is not None:
-        bound = prog.dual_bound(raw.y_ub, raw.y_eq)
+    if method == "lp" and bound is not None:
         floor = problem.utility.floor(problem)
         if not bound >= floor:           # (a bound of -inf or NaN too)
             bound, repaired = floor, "; ".join(filter(None, [repaired, (
