@@ -245,7 +245,8 @@ def test_a_minid_scale_sweep_audits_its_infinitely_leaking_best_response_once(mo
     warm = closed_module.top_outputs.Warm()
     for s in (1.0, 2.5):
         p = dataclasses.replace(base, privacy=(co.IDLDP(epsilons=s * E),))
-        q, _, report = closed_module._best_response_along(p, warm)
+        q, bound, report = closed_module._best_response_along(p, warm)
+        assert np.array_equal(q, closed_module.best_response(p)[0]) and bound == closed_module.best_response(p)[1]
         direct = real(p, q, with_measures=False)
         assert not report.ok and report.leakage == direct.leakage and report.satisfied == direct.satisfied
     D = 1.0 + np.abs(np.subtract.outer(np.arange(d), np.arange(d)))

@@ -114,13 +114,14 @@ def _best_response_along(problem: Problem, warm: top_outputs.Warm) -> tuple[np.n
     if key is not None and kept is not None and _same_key(kept[0], key):
         _, q, bound, leakage = kept
         return q.copy(), bound, judged(problem, leakage)      # (a copy: a Result's own channel)
-    q, bound = best_response(problem)
     if key is None and all(type(n).infinite_stays for n in problem.privacy):
         # its leakage under each notion was infinite: so it is at these budgets too (the best
-        # response itself depends on the prior and the utility alone), and it fails again
+        # response itself depends on the prior and the utility alone, and is the last point's),
+        # and it fails again
         key = (problem.prior, problem.latent, problem.utility, tuple(type(n) for n in problem.privacy))
         if kept is not None and _same_key(kept[0], key) and all(np.isposinf(v) for v in kept[3].values()):
-            return q, bound, judged(problem, kept[3])
+            return kept[1].copy(), kept[2], judged(problem, kept[3])
+    q, bound = best_response(problem)
     report = audit(problem, q, with_measures=False)
     warm.best = (key, q.copy(), bound, report.leakage) if key is not None else None
     return q, bound, report
