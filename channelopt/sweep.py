@@ -634,5 +634,6 @@ SETTLE_POINTS, SETTLE_ENTRIES, SETTLE_S = 64, 1 << 20, 0.1
 SETTLE_POINTS of them, or SETTLE_ENTRIES channel entries (8 MB), or SETTLE_S seconds of their
 solves (the progress bar moves as they are settled). 100-point MAE sweeps, 25 runs each way
 alternating in one process (medians of the paired ratios), against points settled one by one
-(`SETTLE_POINTS` = 1, as `frontend.finish` did): d = 32 LDP 1.11x (1.86 against 2.14 ms a point),
-LIP 1.12x, MinID-LDP 1.07x; LDP d = 64 1.00x (HiGHS is 5.7 of its 7 ms)."""
+(`SETTLE_POINTS` = 1, as `frontend.finish` did), two sessions: d = 32 LDP 1.11x / 1.19x (1.86
+against 2.14 / 1.51 against 1.95 ms a point), LIP 1.12x / 1.14x, MinID-LDP 1.07x / 1.04x; LDP
+d = 64 1.00x (HiGHS is 5.7 of its 7 ms)."""
