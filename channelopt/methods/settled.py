@@ -2,11 +2,13 @@
 
 Each warm point of a sweep ends with `frontend.settle`: the solver's channel cleaned, re-audited,
 its objective recomputed, the dual bound compared with it. At d = 32 that was a fifth of a point
-(LDP MAE: about 0.45 of 2.2 ms, the rest HiGHS), in some sixty small array operations whose cost
-is their number, not their size. `settle_points` does the same for a block of points that share
-the utility and sizes: the cleaning on one (K, d, m) array, the distortion summed for all, the
-trivial bound once; each channel's leakage is still its notions' own `leakage` on that channel,
-as `audit` computes it. A point that leaves the common case anywhere (non-finite or negative
+(LDP MAE: about 0.45 of 2.2 ms, the rest HiGHS), some sixty small array operations run between
+two HiGHS runs, each finding its code and data out of cache. `settle_points` does the same for a
+block of points that share the utility and sizes: the cleaning on one (K, d, m) array, the
+distortion summed for all, the trivial bound once; each channel's leakage is still its notions'
+own `leakage` on that channel, as `audit` computes it. The instructions are about the same
+(valgrind: 909M against 923M for a 100-point LDP MAE sweep at d = 32); the time is not (d = 32
+LDP 1.11-1.19x faster a sweep, `sweep.SETTLE_POINTS`). A point that leaves the common case anywhere (non-finite or negative
 entries, an output to merge, rows off by round-off, a failed audit to repair, a bound below the
 trivial one or not within the gap) is settled alone by `frontend.settle`, so every Result equals
 the one `settle` gives, which the tests check entry by entry.
