@@ -163,8 +163,27 @@ def audit(problem, channel, tol: float = AUDIT_TOL, with_measures: bool = True) 
     """
     q = check_channel(problem, channel)
     with one_thread():
-        leakage = {key: notion.leakage(problem, q) for key, notion in zip(leakage_keys(problem.privacy), problem.privacy)}
+        leakage = leakages(problem, q)
     return judged(problem, leakage, tol, Measures(problem, q) if with_measures else {})
+
+
+def leakages(problem, q: np.ndarray) -> dict:
+    """Each notion's leakage of a checked channel, computed from the notion's definition
+    (`Notion.leakage`): what `audit` judges.
+
+    Parameters
+    ----------
+    problem : Problem
+        The prior, latent secret and notions.
+    q : ndarray, shape (d, m)
+        A row-stochastic channel (as `check_channel` returns it).
+
+    Returns
+    -------
+    dict
+        Leakage per notion, keyed as `leakage_keys(problem.privacy)`.
+    """
+    return {key: notion.leakage(problem, q) for key, notion in zip(leakage_keys(problem.privacy), problem.privacy)}
 
 
 def judged(problem, leakage: dict, tol: float = AUDIT_TOL, measures: Mapping | None = None) -> Audit:

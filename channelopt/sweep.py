@@ -51,6 +51,7 @@ from .blas import one_thread
 from .errors import ProblemError
 from .methods import method_for, present, solve
 from .methods.closed import closed_form_result
+from .methods.frontend import taken
 from .methods.top_outputs import Warm
 from .methods.lp import build, new_highs, restrictable, solve_highs, solve_restricted
 from .methods.parametric import LevelProgram, Parametric
@@ -608,9 +609,7 @@ class Along:
         if raw.status != "optimal":
             return solve(p, solver)
         # what the program alone gives (it changes at the next point); the rest waits (`_settle`)
-        channel = prog.channel(raw.z) if raw.z is not None else None
-        bound = prog.dual_bound(raw.y_ub, raw.y_eq) if raw.y_ub is not None and raw.y_eq is not None else None
-        return _Pending(p, channel, bound, raw, text, warmed, t1 - t0, t2 - t1, time.perf_counter() - t0)
+        return _Pending(p, *taken(prog, raw), raw, text, warmed, t1 - t0, t2 - t1, time.perf_counter() - t0)
 
 
 @dataclasses.dataclass

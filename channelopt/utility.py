@@ -144,15 +144,18 @@ class Distortion:
 
     def evaluate(self, problem, q: np.ndarray) -> float:
         """max over cost priors of E[D] = sum_x P_x sum_y q[x, y] D[x, y]."""
+        return float(np.max(self.cost_priors(problem) @ self.per_input(problem, q)))
+
+    def per_input(self, problem, q: np.ndarray) -> np.ndarray:
+        """sum_y q[x, y] D[x, y] for each input x, of one channel (d, m) or of a stack of them
+        (..., d, m), each summed row by row alike."""
         q = np.asarray(q)
         if self.kind == "hamming":                      # D = 1 - I, not written out: q off its diagonal
             off = np.array(q, dtype=float)              # (summed as q * D sums it: no 1 - q[x, x], which
-            k = min(off.shape)                          # cancels where q[x, x] is near 1)
-            off[np.arange(k), np.arange(k)] = 0.0
-            per_input = off.sum(axis=1)
-        else:
-            per_input = (q * self.matrix_for(problem)).sum(axis=1)
-        return float(np.max(self.cost_priors(problem) @ per_input))
+            k = min(off.shape[-2:])                     # cancels where q[x, x] is near 1)
+            off[..., np.arange(k), np.arange(k)] = 0.0
+            return off.sum(axis=-1)
+        return (q * self.matrix_for(problem)).sum(axis=-1)
 
     def plain_hamming(self, problem) -> bool:
         """Hamming distortion under the problem's own prior with an output for every input (the

@@ -307,9 +307,15 @@ def finish(problem: Problem, prog: Program, raw: RawSolution, solver: str, metho
     With a `relaxation` (`prog` is `relaxation.program`), the channel is first mixed with the
     uniform constant channel as little as the rows left out need (`repair`); the bound from the
     relaxed program holds for the problem."""
+    return settle(problem, *taken(prog, raw, method), raw, solver, method, with_measures, relaxation)
+
+
+def taken(prog: Program, raw: RawSolution, method: str = "lp") -> tuple[np.ndarray | None, float | None]:
+    """What only the program can give of a solver's answer: its channel (None without a solution)
+    and, for an LP, the dual bound of its multipliers (None without them)."""
     channel = prog.channel(raw.z) if raw.z is not None else None
     bound = prog.dual_bound(raw.y_ub, raw.y_eq) if method == "lp" and raw.y_ub is not None and raw.y_eq is not None else None
-    return settle(problem, channel, bound, raw, solver, method, with_measures, relaxation)
+    return channel, bound
 
 
 def settle(problem: Problem, channel: np.ndarray | None, bound: float | None, raw: RawSolution, solver: str,

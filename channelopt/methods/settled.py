@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..audit import judged, leakage_keys
+from ..audit import judged, leakages
 from ..blas import one_thread
 from ..utility import Distortion
 from .result import NEGATIVE_TOL, NEGLIGIBLE_COLUMN, ROW_TOL, Certificate, Result
@@ -69,7 +69,7 @@ def _together(problems: list, channels: list, bounds: list, solver: str, out: li
         Q = np.array([channels[i] for i in group], dtype=float).reshape(len(group), d, m)
         good = _clean(Q)
         u = first.utility
-        per_input = _per_input(u, first, Q) if type(u) is Distortion else None
+        per_input = u.per_input(first, Q) if type(u) is Distortion else None
         floor = u.floor(first)
         for k, i in enumerate(group):
             p, bound = problems[i], bounds[i]
@@ -77,7 +77,7 @@ def _together(problems: list, channels: list, bounds: list, solver: str, out: li
                 alone.add(i)
                 continue
             q = Q[k].copy()
-            report = judged(p, {key: n.leakage(p, q) for key, n in zip(leakage_keys(p.privacy), p.privacy)})
+            report = judged(p, leakages(p, q))
             objective = (float(np.max(u.cost_priors(p) @ per_input[k])) if per_input is not None
                          else u.evaluate(p, q))
             if not report.ok or not certified(objective, bound):
@@ -119,14 +119,3 @@ def _clean(Q: np.ndarray) -> np.ndarray:
     good &= np.abs(sums - 1.0).max(axis=1) <= ROW_TOL
     Q /= sums[:, :, None]
     return good
-
-
-def _per_input(u: Distortion, problem, Q: np.ndarray) -> np.ndarray:
-    """Each channel's expected distortion per input (K, d), summed as `Distortion.evaluate` sums
-    one channel's (row by row, the same additions)."""
-    if u.kind == "hamming":
-        off = Q.copy()
-        k = min(Q.shape[1:])
-        off[:, np.arange(k), np.arange(k)] = 0.0
-        return off.sum(axis=2)
-    return (Q * u.matrix_for(problem)).sum(axis=2)
